@@ -1,0 +1,55 @@
+# connect-worker: every target does its own set-up on a fresh machine.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+.PHONY: help venv up down status run test unit lint fmt clean
+
+help:
+	@echo "make run    set up everything, start the services and the worker (REST on 127.0.0.1:8083)"
+	@echo "make test   set up everything, start the services, lint and run the whole test suite"
+	@echo "make up / make down / make status   the local Kafka + PostgreSQL services"
+	@echo "make lint   ruff, mypy and the import contracts"
+
+$(STAMP): pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11+ is required (found %s)" % sys.version.split()[0])'
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e '.[dev]'
+	@touch $(STAMP)
+
+venv: $(STAMP)
+
+up: venv
+	devstack/up.sh
+
+down:
+	devstack/down.sh
+
+status:
+	-devstack/kafka.sh status
+	-devstack/postgres.sh status
+
+run: up
+	devstack/run.sh
+
+lint: venv
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy
+	$(VENV)/bin/lint-imports
+
+fmt: venv
+	$(VENV)/bin/ruff format .
+	$(VENV)/bin/ruff check --fix .
+
+unit: venv
+	$(PY) -m pytest -m "not integration" -q
+
+test: up lint
+	$(PY) -m pytest -q
+
+clean: down
+	rm -rf .devstack $(VENV)

@@ -1,0 +1,17 @@
+# Shared settings of the local services. Sourced by the devstack scripts; defines no side effects.
+# Every path is below the repository's git-ignored .devstack folder.
+DEVSTACK_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+REPO_DIR="$(dirname "$DEVSTACK_DIR")"
+STATE_DIR="${CW_STATE_DIR:-$REPO_DIR/.devstack}"
+KAFKA_PORT="${CW_KAFKA_PORT:-9092}"
+KAFKA_CONTROLLER_PORT="${CW_KAFKA_CONTROLLER_PORT:-$((KAFKA_PORT + 1))}"
+PG_PORT="${CW_PG_PORT:-5433}"
+PG_VERSION=15
+PG_BIN="/usr/lib/postgresql/$PG_VERSION/bin"
+VENV="${CW_VENV:-$REPO_DIR/.venv}"
+
+log() { printf '[devstack] %s\n' "$*" >&2; }
+die() { printf '[devstack] error: %s\n' "$*" >&2; exit 1; }
+
+# pid_alive FILE: true when FILE names a running process.
+pid_alive() { [ -f "$1" ] && kill -0 "$(cat "$1")" 2>/dev/null; }

@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# Private PostgreSQL 15 cluster with logical decoding, on loopback, owned by a non-root OS user.
+#   devstack/postgres.sh install|start|stop|status
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+
+PG_HOME="$STATE_DIR/pg"
+PGDATA="$PG_HOME/data"
+SOCKDIR="$PG_HOME/run"
+LOGFILE="$PG_HOME/postgres.log"
+PACKAGES="postgresql-$PG_VERSION postgresql-$PG_VERSION-decoderbufs postgresql-$PG_VERSION-wal2json"
+
+# The cluster may not be run by root: as root we use the 'postgres' account the Debian package creates.
+if [ "$(id -u)" = 0 ]; then RUN_AS=postgres; else RUN_AS=""; fi
+as_owner() { if [ -n "$RUN_AS" ]; then runuser -u "$RUN_AS" -- "$@"; else "$@"; fi; }
+
+install() {
+  local missing=()
+  [ -x "$PG_BIN/postgres" ] || missing+=("postgresql-$PG_VERSION")
+  [ -f "/usr/lib/postgresql/$PG_VERSION/lib/decoderbufs.so" ] || missing+=("postgresql-$PG_VERSION-decoderbufs")
+  [ -f "/usr/lib/postgresql/$PG_VERSION/lib/wal2json.so" ] || missing+=("postgresql-$PG_VERSION-wal2json")
+  [ ${#missing[@]} -eq 0 ] && return
+  if [ "$(id -u)" != 0 ]; then
+    die "missing Debian packages: ${missing[*]}. Install them with: sudo apt-get install -y $PACKAGES"
+  fi
+  log "installing ${missing[*]} with apt-get"
+  apt-get update -qq >/dev/null
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $PACKAGES >/dev/null \
+    || die "apt-get install $PACKAGES failed"
+  # The Debian package starts a system cluster on 5432; ours is private and does not need it.
+}
+
+init_cluster() {
+  [ -f "$PGDATA/PG_VERSION" ] && return
+  log "creating a private PostgreSQL $PG_VERSION cluster in $PGDATA"
+  mkdir -p "$PG_HOME" "$SOCKDIR"
+  [ -n "$RUN_AS" ] && chown -R "$RUN_AS" "$PG_HOME"
+  as_owner "$PG_BIN/initdb" -D "$PGDATA" -U postgres -A trust -E UTF8 --locale=C.UTF-8 >/dev/null \
+    || die "initdb failed"
+  cat >> "$PGDATA/postgresql.conf" <<CONF
+
+# connect-worker devstack
+listen_addresses = '127.0.0.1'
+unix_socket_directories = '$SOCKDIR'
+wal_level = logical
+max_wal_senders = 30
+max_replication_slots = 30
+max_connections = 120
+shared_buffers = 256MB
+fsync = off
+full_page_writes = off
+wal_sender_timeout = 60s
+log_min_messages = warning
+log_connections = off
+CONF
+  cat > "$PGDATA/pg_hba.conf" <<HBA
+# Trust on loopback only: this cluster is for local development and tests.
+local   all          all                 trust
+host    all          all   127.0.0.1/32  trust
+host    replication  all   127.0.0.1/32  trust
+HBA
+}
+
+start() {
+  install
+  init_cluster
+  mkdir -p "$SOCKDIR"; [ -n "$RUN_AS" ] && chown "$RUN_AS" "$SOCKDIR" "$PG_HOME"
+  if as_owner "$PG_BIN/pg_ctl" -D "$PGDATA" status >/dev/null 2>&1; then
+    log "postgres already running on 127.0.0.1:$PG_PORT"; return
+  fi
+  log "starting postgres on 127.0.0.1:$PG_PORT (log: $LOGFILE)"
+  touch "$LOGFILE"; [ -n "$RUN_AS" ] && chown "$RUN_AS" "$LOGFILE"
+  as_owner "$PG_BIN/pg_ctl" -D "$PGDATA" -o "-p $PG_PORT" -l "$LOGFILE" -w -t 60 start >/dev/null \
+    || { tail -20 "$LOGFILE" >&2; die "postgres did not start, see $LOGFILE"; }
+  log "postgres is ready: psql -h 127.0.0.1 -p $PG_PORT -U postgres"
+}
+
+stop() {
+  [ -f "$PGDATA/PG_VERSION" ] || return 0
+  if as_owner "$PG_BIN/pg_ctl" -D "$PGDATA" status >/dev/null 2>&1; then
+    log "stopping postgres"
+    as_owner "$PG_BIN/pg_ctl" -D "$PGDATA" -m fast -w -t 60 stop >/dev/null
+  fi
+}
+
+status() {
+  if [ -f "$PGDATA/PG_VERSION" ] && as_owner "$PG_BIN/pg_ctl" -D "$PGDATA" status >/dev/null 2>&1; then
+    echo "postgres: running (pid $(head -1 "$PGDATA/postmaster.pid")) on 127.0.0.1:$PG_PORT"
+  else echo "postgres: stopped"; return 1; fi
+}
+
+case "${1:-}" in
+  install) install ;; start) start ;; stop) stop ;; status) status ;;
+  *) echo "usage: $0 install|start|stop|status" >&2; exit 2 ;;
+esac

@@ -1,0 +1,25 @@
+"""Shared fixtures: where the real local services started by `make up` listen."""
+
+from __future__ import annotations
+
+import os
+import uuid
+
+import pytest
+
+
+@pytest.fixture(scope="session")
+def kafka_bootstrap() -> str:
+    return "127.0.0.1:" + os.environ.get("CW_KAFKA_PORT", "9092")
+
+
+@pytest.fixture(scope="session")
+def pg_dsn() -> str:
+    port = os.environ.get("CW_PG_PORT", "5433")
+    return f"host=127.0.0.1 port={port} user=postgres dbname=postgres"
+
+
+@pytest.fixture
+def unique_name() -> str:
+    """A name no other test uses: for topics, slots, publications, databases."""
+    return "t" + uuid.uuid4().hex[:12]
