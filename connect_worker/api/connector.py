@@ -112,9 +112,7 @@ class SourceConnector(Plugin, abc.ABC):
     def exactly_once_support(self, props: Mapping[str, str]) -> ExactlyOnceSupport:
         return ExactlyOnceSupport.UNSUPPORTED
 
-    async def alter_offsets(
-        self, props: Mapping[str, str], offsets: Mapping[Any, Mapping[str, Any] | None]
-    ) -> bool:
+    async def alter_offsets(self, props: Mapping[str, str], offsets: Mapping[Any, Mapping[str, Any] | None]) -> bool:
         """Called before offsets are altered or reset through REST; True when the connector handled
         its external state too (changes the REST message)."""
         return False

@@ -71,8 +71,7 @@ class Struct:
         for f, v in zip(self.schema.fields, self.values, strict=True):
             if v is None and not f.schema.optional and not f.schema.has_default:
                 raise DataError(
-                    f'Invalid value: null used for required field: "{f.name}", schema type: '
-                    f"{f.schema.type.name}"
+                    f'Invalid value: null used for required field: "{f.name}", schema type: {f.schema.type.name}'
                 )
 
     def __eq__(self, other: object) -> bool:

@@ -1,0 +1,168 @@
+"""The composition root: builds the worker's parts from its configuration, runs them, stops them cleanly.
+
+`connect-worker worker.properties [connector.properties|connector.json …]`, like connect-standalone, but
+offsets, connector configs and statuses live in Kafka topics, so a restarted worker resumes every connector.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import signal
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from connect_worker.api import ConfigError, ConnectError
+from connect_worker.kafka.admin import TopicAdmin
+from connect_worker.kafka.producer import SOURCE_PRODUCER_DEFAULTS, AsyncProducer, librdkafka_config
+from connect_worker.runtime.herder import TargetState
+from connect_worker.runtime.loggers import LoggerAdmin
+from connect_worker.runtime.plugins import PluginRegistry
+from connect_worker.runtime.properties import load_properties
+from connect_worker.runtime.standalone_herder import StandaloneHerder
+from connect_worker.runtime.transformation_chain import TransformationChain
+from connect_worker.runtime.worker_config import WorkerConfig
+from connect_worker.storage.configs import ConfigStore
+from connect_worker.storage.offsets import OffsetStore
+from connect_worker.storage.status import StatusStore
+from rest.app import create_app
+from rest.server import RestServer
+
+log = logging.getLogger("connect_worker")
+
+INTERNAL_PRODUCER = {
+    "acks": "all",
+    "enable.idempotence": True,
+    "partitioner": "murmur2_random",
+    "linger.ms": 0,
+}
+
+
+def load_connector_file(path: str) -> tuple[str, dict[str, str], TargetState | None]:
+    """A connector config from a .properties file or a JSON file ({"name","config"} or a flat map)."""
+    if path.endswith(".json"):
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+        if not isinstance(data, dict):
+            raise ConfigError(f"{path}: expected a JSON object")
+        state = data.get("initial_state")
+        config = data.get("config", data) if "config" in data else data
+        name = data.get("name") or config.get("name")
+        initial = TargetState("STARTED" if str(state).upper() == "RUNNING" else str(state).upper()) if state else None
+    else:
+        config = load_properties(path)
+        name, initial = config.get("name"), None
+    if not name:
+        raise ConfigError(f"{path}: the connector config has no name")
+    return str(name), {str(k): str(v) for k, v in config.items() if k != "initial_state"}, initial
+
+
+def _kafka_base(config: WorkerConfig) -> dict[str, Any]:
+    return {"bootstrap.servers": config.bootstrap_servers}
+
+
+class Worker:
+    """One worker process: stores, herder and REST server, wired and run together."""
+
+    def __init__(self, config: WorkerConfig, registry: PluginRegistry) -> None:
+        self.config = config
+        base = _kafka_base(config)
+        self.admin = TopicAdmin({**base, **librdkafka_config(config.prefixed("admin."))})
+        self.internal_producer = AsyncProducer({**base, **INTERNAL_PRODUCER})
+        consumer = {**base, **librdkafka_config(config.prefixed("consumer."))}
+
+        def rf(key: str) -> int:
+            return int(config[key])
+
+        self.offsets = OffsetStore(
+            topic=config["offset.storage.topic"],
+            producer=self.internal_producer,
+            admin=self.admin,
+            consumer_config=consumer,
+            partitions=config["offset.storage.partitions"],
+            replication_factor=rf("offset.storage.replication.factor"),
+        )
+        self.configs = ConfigStore(
+            topic=config["config.storage.topic"],
+            producer=self.internal_producer,
+            admin=self.admin,
+            consumer_config=consumer,
+            replication_factor=rf("config.storage.replication.factor"),
+        )
+        self.statuses = StatusStore(
+            topic=config["status.storage.topic"],
+            producer=self.internal_producer,
+            admin=self.admin,
+            consumer_config=consumer,
+            partitions=config["status.storage.partitions"],
+            replication_factor=rf("status.storage.replication.factor"),
+        )
+        producer_overrides = librdkafka_config(config.prefixed("producer."))
+
+        def producer_factory(client_id: str) -> AsyncProducer:
+            return AsyncProducer({**base, **SOURCE_PRODUCER_DEFAULTS, "client.id": client_id, **producer_overrides})
+
+        def transform_factory(connector_config: Mapping[str, str]) -> Any:
+            return TransformationChain.from_config(connector_config, registry).apply
+
+        self.herder = StandaloneHerder(
+            config=config,
+            registry=registry,
+            admin=self.admin,
+            offsets=self.offsets,
+            configs=self.configs,
+            statuses=self.statuses,
+            producer_factory=producer_factory,
+            transform_factory=transform_factory,
+            loggers=LoggerAdmin(),
+        )
+        self.rest = RestServer(
+            create_app(
+                self.herder,
+                topic_tracking=config["topic.tracking.enable"],
+                topic_tracking_reset=config["topic.tracking.allow.reset"],
+            ),
+            [listener.url for listener in config.listeners],
+        )
+
+    async def start(self) -> None:
+        try:
+            await self.admin.cluster_id()
+        except ConnectError as e:
+            raise ConnectError(f"Cannot reach Kafka at {self.config.bootstrap_servers}: {e}") from e
+        self.internal_producer.start()
+        await self.offsets.start()
+        await self.configs.start()
+        await self.statuses.start()
+        await self.rest.start()
+        await self.herder.start()
+
+    async def stop(self) -> None:
+        log.info("worker stopping")
+        await self.herder.stop()
+        await self.rest.stop()
+        await self.internal_producer.close(timeout=10)
+        log.info("worker stopped")
+
+
+async def run(worker_properties: Mapping[str, str], connector_files: Sequence[str]) -> int:
+    config = WorkerConfig.from_properties(worker_properties)
+    connectors = [load_connector_file(p) for p in connector_files]
+    worker = Worker(config, PluginRegistry.from_entry_points())
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError):
+            loop.add_signal_handler(sig, stop.set)
+    await worker.start()
+    try:
+        for name, cfg, initial in connectors:
+            await worker.herder.put_connector_config(name, cfg, allow_replace=True, initial_state=initial)
+            log.info("connector %s submitted from the command line", name)
+        log.info("worker ready; REST API on %s", ", ".join(x.url for x in config.listeners))
+        await stop.wait()
+    finally:
+        await worker.stop()
+    return 0

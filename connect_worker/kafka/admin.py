@@ -1,0 +1,86 @@
+"""Admin helpers: cluster id, topic existence, creation with configs, partition counts."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Mapping
+from typing import Any
+
+from confluent_kafka import KafkaError, KafkaException
+from confluent_kafka.admin import AdminClient, ConfigResource, NewTopic
+
+from connect_worker.api import ConfigError, RetriableError
+
+log = logging.getLogger(__name__)
+
+
+class TopicAdmin:
+    def __init__(self, config: Mapping[str, Any]) -> None:
+        self._admin = AdminClient(dict(config))
+
+    async def _metadata(self, topic: str | None = None, timeout: float = 10.0) -> Any:
+        try:
+            return await asyncio.to_thread(self._admin.list_topics, topic, timeout)
+        except KafkaException as e:
+            raise RetriableError(f"Kafka metadata request failed: {e}") from e
+
+    async def cluster_id(self) -> str | None:
+        md = await self._metadata()
+        return md.cluster_id  # type: ignore[no-any-return]
+
+    async def partition_count(self, topic: str) -> int | None:
+        md = await self._metadata(topic)
+        t = md.topics.get(topic)
+        if t is None or t.error is not None:
+            return None
+        return len(t.partitions)
+
+    async def existing_topics(self) -> set[str]:
+        md = await self._metadata()
+        return {name for name, t in md.topics.items() if t.error is None}
+
+    async def create_topic(
+        self,
+        name: str,
+        *,
+        partitions: int = -1,
+        replication_factor: int = -1,
+        configs: Mapping[str, str] | None = None,
+    ) -> bool:
+        """Create `name`; False when it already existed. -1 means the broker's default."""
+        new = NewTopic(
+            name,
+            num_partitions=partitions,
+            replication_factor=replication_factor,
+            config=dict(configs or {}),
+        )
+        futures = self._admin.create_topics([new], request_timeout=30)
+        try:
+            await asyncio.wrap_future(futures[name])
+        except KafkaException as e:
+            err: KafkaError = e.args[0]
+            if err.code() == KafkaError.TOPIC_ALREADY_EXISTS:
+                return False
+            if err.code() in (
+                KafkaError.INVALID_REPLICATION_FACTOR,
+                KafkaError.INVALID_PARTITIONS,
+                KafkaError.INVALID_CONFIG,
+                KafkaError.POLICY_VIOLATION,
+            ):
+                raise ConfigError(f"Cannot create topic {name}: {err.str()}") from e
+            raise RetriableError(f"Cannot create topic {name}: {err.str()}") from e
+        log.info(
+            "created topic %s (partitions=%s, replication.factor=%s, %s)",
+            name,
+            partitions,
+            replication_factor,
+            dict(configs or {}),
+        )
+        return True
+
+    async def topic_config(self, name: str) -> dict[str, str]:
+        res = ConfigResource(ConfigResource.Type.TOPIC, name)
+        futures = self._admin.describe_configs([res], request_timeout=30)
+        entries = await asyncio.wrap_future(futures[res])
+        return {k: v.value for k, v in entries.items()}

@@ -1,0 +1,196 @@
+"""An asyncio face on confluent_kafka.Producer: the only producer the worker uses.
+
+Delivery callbacks run on the event loop: the adapter calls `poll(0)` from the loop (after each batch and
+from a small background poller while messages are in flight), never from another thread, so there is no
+thread hop per record. `produce` applies back-pressure: when librdkafka's queue is full it waits for room.
+Records are partitioned by Java's murmur2 rule (`partitioner=murmur2_random`), so a key lands on the same
+partition as with Kafka Connect.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from confluent_kafka import KafkaError, KafkaException, Message, Producer
+
+from connect_worker.api import RetriableError
+
+log = logging.getLogger(__name__)
+
+DeliveryCallback = Callable[[KafkaError | None, Message], None]
+
+# Kafka Connect's source-producer defaults (acks=all, no loss on retries), in librdkafka terms.
+# Ordering per partition is kept by idempotence instead of Connect's max.in.flight=1.
+SOURCE_PRODUCER_DEFAULTS: dict[str, Any] = {
+    "acks": "all",
+    "enable.idempotence": True,
+    "partitioner": "murmur2_random",
+    "linger.ms": 5,
+    "compression.type": "none",
+    "message.timeout.ms": 0,  # Connect: delivery.timeout.ms = Integer.MAX_VALUE
+    "queue.buffering.max.kbytes": 65536,
+    "queue.buffering.max.messages": 100000,
+}
+
+# Java client keys that librdkafka spells differently or does not know.
+_JAVA_ONLY_KEYS = {
+    "key.serializer",
+    "value.serializer",
+    "max.block.ms",
+    "buffer.memory",
+    "interceptor.classes",
+    "metric.reporters",
+}
+
+
+def librdkafka_config(java_style: Mapping[str, Any]) -> dict[str, Any]:
+    """Translate Java client settings (producer.*, admin.* overrides) to librdkafka's."""
+    out: dict[str, Any] = {}
+    for k, v in java_style.items():
+        if k in _JAVA_ONLY_KEYS:
+            continue
+        if k == "delivery.timeout.ms":
+            out["message.timeout.ms"] = 0 if int(v) >= 2**31 - 1 else v
+        elif k == "max.in.flight.requests.per.connection":
+            out["max.in.flight"] = v
+        elif k == "batch.size":
+            out["batch.size"] = v
+        else:
+            out[k] = v
+    return out
+
+
+class AsyncProducer:
+    def __init__(self, config: Mapping[str, Any], *, poll_interval: float = 0.005) -> None:
+        self._producer = Producer(dict(config))
+        self._poll_interval = poll_interval
+        self._in_flight = 0
+        self._wake = asyncio.Event()
+        self._poller: asyncio.Task[None] | None = None
+        self._closed = False
+        self._fatal: KafkaError | None = None
+
+    # -- lifecycle --------------------------------------------------------------------------------
+    def start(self) -> None:
+        if self._poller is None:
+            self._poller = asyncio.get_running_loop().create_task(self._poll_loop(), name="producer-poll")
+
+    async def close(self, timeout: float = 30.0) -> int:
+        """Flush what is queued (up to `timeout` s); returns how many messages were left undelivered."""
+        left = await self.flush(timeout)
+        self._closed = True
+        self._wake.set()
+        if self._poller is not None:
+            self._poller.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._poller
+        return left
+
+    async def _poll_loop(self) -> None:
+        while not self._closed:
+            if self._in_flight == 0:
+                self._wake.clear()
+                await self._wake.wait()
+                continue
+            self._producer.poll(0)
+            await asyncio.sleep(self._poll_interval)
+
+    # -- producing --------------------------------------------------------------------------------
+    def _wrap(self, cb: DeliveryCallback | None) -> Callable[[KafkaError | None, Message], None]:
+        def done(err: KafkaError | None, msg: Message) -> None:
+            self._in_flight -= 1
+            if err is not None and err.fatal():
+                self._fatal = err
+            if cb is not None:
+                cb(err, msg)
+
+        return done
+
+    async def produce(
+        self,
+        topic: str,
+        key: bytes | None,
+        value: bytes | None,
+        *,
+        partition: int | None = None,
+        headers: Sequence[tuple[str, bytes | None]] | None = None,
+        timestamp: int | None = None,
+        on_delivery: DeliveryCallback | None = None,
+    ) -> None:
+        """Queue one message; waits (polling) while librdkafka's queue is full."""
+        if self._fatal is not None:
+            raise KafkaException(self._fatal)
+        kwargs: dict[str, Any] = {"on_delivery": self._wrap(on_delivery)}
+        if partition is not None:
+            kwargs["partition"] = partition
+        if headers:
+            kwargs["headers"] = list(headers)
+        if timestamp is not None:
+            kwargs["timestamp"] = timestamp
+        while True:
+            try:
+                self._producer.produce(topic, value, key, **kwargs)
+                break
+            except BufferError:
+                self._producer.poll(0)
+                await asyncio.sleep(self._poll_interval)
+        self._in_flight += 1
+        if self._in_flight == 1:
+            self._wake.set()
+
+    async def send(
+        self,
+        topic: str,
+        key: bytes | None,
+        value: bytes | None,
+        *,
+        partition: int | None = None,
+        what: str = "write",
+    ) -> asyncio.Future[None]:
+        """Queue one message; the returned future resolves when Kafka acknowledged it (or fails)."""
+        fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+        def done(err: KafkaError | None, _msg: Message) -> None:
+            if fut.done():
+                return
+            if err is not None:
+                fut.set_exception(RetriableError(f"{what} to {topic} failed: {err.str()}"))
+            else:
+                fut.set_result(None)
+
+        await self.produce(topic, key, value, partition=partition, on_delivery=done)
+        return fut
+
+    def poll(self) -> int:
+        """Serve delivery callbacks that are ready (cheap; call after a batch)."""
+        return int(self._producer.poll(0))
+
+    @property
+    def in_flight(self) -> int:
+        return self._in_flight
+
+    async def flush(self, timeout: float) -> int:
+        """Wait until every queued message is acknowledged or `timeout` s passed; returns what is left."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while True:
+            self._producer.poll(0)
+            left = len(self._producer)
+            if left == 0 and self._in_flight == 0:
+                return 0
+            if loop.time() >= deadline:
+                return max(left, self._in_flight)
+            await asyncio.sleep(self._poll_interval)
+
+
+def raise_for(err: KafkaError | None, what: str) -> None:
+    """Turn a delivery error into our error classes (retriable ones as RetriableError)."""
+    if err is None:
+        return
+    if err.retriable():
+        raise RetriableError(f"{what}: {err.str()}")
+    raise KafkaException(err)

@@ -1,0 +1,95 @@
+"""Read a whole topic up to its end offsets at the time of the call (Connect's "read to end")."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import time
+import uuid
+from collections.abc import Mapping
+from typing import Any
+
+from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError, KafkaException, TopicPartition
+
+from connect_worker.api import RetriableError
+
+
+_SETTLING = {
+    KafkaError.NOT_LEADER_FOR_PARTITION,
+    KafkaError.LEADER_NOT_AVAILABLE,
+    KafkaError.UNKNOWN_TOPIC_OR_PART,
+    KafkaError._UNKNOWN_PARTITION,
+}
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class TopicRecord:
+    partition: int
+    offset: int
+    key: bytes | None
+    value: bytes | None
+
+
+def _watermarks(consumer: Consumer, tp: TopicPartition, timeout: float) -> tuple[int, int]:
+    """The partition's low/high offsets, retrying while leadership settles (a topic just created)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            low, high = consumer.get_watermark_offsets(tp, timeout=timeout)
+            return int(low), int(high)
+        except KafkaException as e:
+            if not e.args[0].retriable() and e.args[0].code() not in _SETTLING or time.monotonic() > deadline:
+                raise
+            time.sleep(0.2)
+
+
+def _read_to_end(config: Mapping[str, Any], topic: str, timeout: float) -> list[TopicRecord]:
+    consumer = Consumer(
+        {
+            **config,
+            "group.id": f"connect-worker-reader-{uuid.uuid4()}",
+            "enable.auto.commit": False,
+            "enable.partition.eof": False,
+            "isolation.level": "read_committed",
+        }
+    )
+    try:
+        md = consumer.list_topics(topic, timeout=timeout)
+        meta = md.topics.get(topic)
+        if meta is None or meta.error is not None:
+            return []
+        remaining: dict[int, int] = {}
+        assignment: list[TopicPartition] = []
+        for p in meta.partitions:
+            low, high = _watermarks(consumer, TopicPartition(topic, p), timeout)
+            if high > low:
+                remaining[p] = high
+                assignment.append(TopicPartition(topic, p, OFFSET_BEGINNING))
+        if not assignment:
+            return []
+        consumer.assign(assignment)
+        out: list[TopicRecord] = []
+        deadline = time.monotonic() + timeout
+        while remaining:
+            batch = consumer.consume(num_messages=10000, timeout=0.2)
+            if not batch:
+                if time.monotonic() > deadline:
+                    raise RetriableError(f"Timed out reading topic {topic} to its end")
+                continue
+            deadline = time.monotonic() + timeout
+            for m in batch:
+                if m.error() is not None:
+                    raise KafkaException(m.error())
+                p, off = m.partition(), m.offset()
+                assert p is not None and off is not None
+                out.append(TopicRecord(p, off, m.key(), m.value()))
+                if p in remaining and off + 1 >= remaining[p]:
+                    del remaining[p]
+        return out
+    finally:
+        consumer.close()
+
+
+async def read_to_end(config: Mapping[str, Any], topic: str, timeout: float = 30.0) -> list[TopicRecord]:
+    """Every record of `topic` up to its current end, in partition order (per-partition offset order)."""
+    return await asyncio.to_thread(_read_to_end, config, topic, timeout)

@@ -1,0 +1,316 @@
+"""The source-task loop: poll → transforms → converters → produce; acknowledged offsets → offsets topic →
+task.commit().
+
+One asyncio task runs the loop; a second one flushes offsets every offset.flush.interval.ms. The task's
+commit hook runs only after an offsets flush succeeded, so a source database is never told a position Kafka
+does not hold. Records dropped by a transform (or skipped under errors.tolerance=all) still advance offsets.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import logging
+import traceback
+from collections.abc import Callable, Mapping
+from typing import Protocol
+
+from confluent_kafka import KafkaError, Message
+
+from connect_worker.api import (
+    Converter,
+    HeaderConverter,
+    RecordMetadata,
+    SourceRecord,
+    SourceTask,
+    SourceTaskContext,
+)
+from connect_worker.kafka.producer import AsyncProducer
+from connect_worker.runtime.herder import ConnectorTaskId
+from connect_worker.runtime.submitted import Submitted, SubmittedRecords
+from connect_worker.storage.offsets import ConnectorOffsetReader, OffsetStore
+
+log = logging.getLogger(__name__)
+
+Transform = Callable[[SourceRecord], SourceRecord | None]
+
+
+class TaskStatusListener(Protocol):
+    def on_running(self, task: ConnectorTaskId) -> None: ...
+
+    def on_paused(self, task: ConnectorTaskId) -> None: ...
+
+    def on_failure(self, task: ConnectorTaskId, trace: str) -> None: ...
+
+    def on_shutdown(self, task: ConnectorTaskId) -> None: ...
+
+    def on_topic(self, task: ConnectorTaskId, topic: str) -> None: ...
+
+
+class TopicEnsurer(Protocol):
+    async def ensure(self, topic: str) -> None: ...
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class TaskSettings:
+    flush_interval_s: float
+    tolerate_errors: bool = False
+    log_errors: bool = False
+    log_error_messages: bool = False
+    shutdown_timeout_s: float = 5.0
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class TaskContext(SourceTaskContext):
+    _configs: Mapping[str, str]
+    _reader: ConnectorOffsetReader
+
+    @property
+    def configs(self) -> Mapping[str, str]:
+        return self._configs
+
+    @property
+    def offset_storage_reader(self) -> ConnectorOffsetReader:
+        return self._reader
+
+
+class WorkerSourceTask:
+    def __init__(
+        self,
+        task_id: ConnectorTaskId,
+        task: SourceTask,
+        props: Mapping[str, str],
+        *,
+        key_converter: Converter,
+        value_converter: Converter,
+        header_converter: HeaderConverter,
+        transform: Transform,
+        producer: AsyncProducer,
+        offset_store: OffsetStore,
+        listener: TaskStatusListener,
+        topics: TopicEnsurer,
+        settings: TaskSettings,
+    ) -> None:
+        self.id = task_id
+        self.task = task
+        self.props = dict(props)
+        self._key_converter = key_converter
+        self._value_converter = value_converter
+        self._header_converter = header_converter
+        self._transform = transform
+        self._producer = producer
+        self._offsets = offset_store
+        self._listener = listener
+        self._topics = topics
+        self._settings = settings
+        self._submitted = SubmittedRecords()
+        self._known_topics: set[str] = set()
+        self._stopping = asyncio.Event()
+        self._running = asyncio.Event()
+        self._running.set()
+        self._failure: BaseException | None = None
+        self._commit_lock = asyncio.Lock()
+        self._main: asyncio.Task[None] | None = None
+        self._flusher: asyncio.Task[None] | None = None
+        self._wants_commit_record = type(task).commit_record is not SourceTask.commit_record
+        self.task.initialize(TaskContext(self.props, ConnectorOffsetReader(offset_store, task_id.connector)))
+
+    # -- control (called by the herder) -----------------------------------------------------------------
+    def start(self, *, paused: bool = False) -> None:
+        if paused:
+            self._running.clear()
+        loop = asyncio.get_running_loop()
+        self._main = loop.create_task(self._run(), name=f"task-{self.id}")
+
+    def pause(self) -> None:
+        if self._running.is_set():
+            self._running.clear()
+            self._listener.on_paused(self.id)
+
+    def resume(self) -> None:
+        if not self._running.is_set():
+            self._running.set()
+            if self._failure is None:
+                self._listener.on_running(self.id)
+
+    async def stop(self) -> None:
+        """Stop polling, flush offsets for what Kafka acknowledged, stop the task; bounded in time."""
+        self._stopping.set()
+        self._running.set()
+        if self._main is None:
+            return
+        try:
+            await asyncio.wait_for(asyncio.shield(self._main), self._settings.shutdown_timeout_s + 30)
+        except TimeoutError:
+            log.error("task %s did not stop in time; cancelling it", self.id)
+            self._main.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._main
+
+    @property
+    def failed(self) -> bool:
+        return self._failure is not None
+
+    # -- the loop --------------------------------------------------------------------------------------
+    async def _run(self) -> None:
+        started = False
+        try:
+            await self.task.start(self.props)
+            started = True
+            if self._running.is_set():
+                self._listener.on_running(self.id)
+            else:
+                self._listener.on_paused(self.id)
+            self._flusher = asyncio.get_running_loop().create_task(self._flush_loop(), name=f"flush-{self.id}")
+            await self._poll_loop()
+        except asyncio.CancelledError:
+            raise
+        except BaseException as e:  # noqa: BLE001 - a task failure is reported, never propagated
+            self._fail(e)
+        finally:
+            if self._flusher is not None:
+                self._flusher.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await self._flusher
+            if started:
+                await self._final_commit()
+                try:
+                    await asyncio.wait_for(self.task.stop(), self._settings.shutdown_timeout_s)
+                except Exception as e:  # noqa: BLE001
+                    log.warning("task %s failed to stop cleanly: %s", self.id, e)
+            await self._producer.close(timeout=self._settings.shutdown_timeout_s)
+            if self._failure is None:
+                self._listener.on_shutdown(self.id)
+
+    def _fail(self, e: BaseException) -> None:
+        if self._failure is not None:
+            return
+        self._failure = e
+        trace = "".join(traceback.format_exception(e))
+        log.error("task %s failed: %s", self.id, e)
+        self._listener.on_failure(self.id, trace)
+        self._stopping.set()
+        self._running.set()
+
+    async def _poll_loop(self) -> None:
+        producer = self._producer
+        while not self._stopping.is_set():
+            if not self._running.is_set():
+                await self._running.wait()
+                continue
+            poll = asyncio.ensure_future(self.task.poll())
+            stop = asyncio.ensure_future(self._stopping.wait())
+            done, _ = await asyncio.wait({poll, stop}, return_when=asyncio.FIRST_COMPLETED)
+            if poll not in done:
+                poll.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await poll
+                break
+            stop.cancel()
+            batch = poll.result()
+            if not batch:
+                continue
+            for record in batch:
+                await self._send(record)
+                if self._failure is not None:
+                    return
+            producer.poll()
+
+    async def _send(self, record: SourceRecord) -> None:
+        try:
+            transformed = self._transform(record)
+            if transformed is None:
+                self._skip(record)
+                return
+            topic = transformed.topic
+            if topic not in self._known_topics:
+                await self._topics.ensure(topic)
+                self._known_topics.add(topic)
+                self._listener.on_topic(self.id, topic)
+            key = self._key_converter.from_connect_data(
+                topic, transformed.key_schema, transformed.key, transformed.headers
+            )
+            value = self._value_converter.from_connect_data(
+                topic, transformed.value_schema, transformed.value, transformed.headers
+            )
+            headers = None
+            if transformed.headers:
+                hc = self._header_converter
+                headers = [
+                    (h.key, hc.from_connect_header(topic, h.key, h.schema, h.value)) for h in transformed.headers
+                ]
+        except Exception as e:
+            if not self._settings.tolerate_errors:
+                raise
+            self._tolerated(record, e)
+            self._skip(record)
+            return
+        entry = self._submitted.submit(record.source_partition, record.source_offset)
+        await self._producer.produce(
+            topic,
+            key,
+            value,
+            partition=transformed.kafka_partition,
+            headers=headers,
+            timestamp=transformed.timestamp,
+            on_delivery=self._on_delivery(entry, record),
+        )
+
+    def _skip(self, record: SourceRecord) -> None:
+        self._submitted.submit(record.source_partition, record.source_offset).ack()
+        if self._wants_commit_record:
+            asyncio.get_running_loop().create_task(self.task.commit_record(record, None))
+
+    def _tolerated(self, record: SourceRecord, e: Exception) -> None:
+        if self._settings.log_errors:
+            where = f" (topic {record.topic})" if self._settings.log_error_messages else ""
+            log.warning("task %s skipped a record it could not convert or transform%s: %s", self.id, where, e)
+
+    def _on_delivery(self, entry: Submitted, record: SourceRecord) -> Callable[[KafkaError | None, Message], None]:
+        def done(err: KafkaError | None, msg: Message) -> None:
+            if err is not None:
+                self._fail(RuntimeError(f"Kafka did not accept a record for topic {record.topic}: {err.str()}"))
+                return
+            entry.ack()
+            if self._wants_commit_record:
+                meta = RecordMetadata(
+                    msg.topic() or record.topic, msg.partition() or 0, msg.offset() or 0, msg.timestamp()[1]
+                )
+                asyncio.get_running_loop().create_task(self.task.commit_record(record, meta))
+
+        return done
+
+    # -- offsets -----------------------------------------------------------------------------------------
+    async def _flush_loop(self) -> None:
+        interval = self._settings.flush_interval_s
+        while True:
+            await asyncio.sleep(interval)
+            try:
+                await self.commit_offsets()
+            except Exception as e:  # noqa: BLE001 - a failed flush is retried at the next interval
+                log.warning("task %s: offset flush failed, will retry: %s", self.id, e)
+
+    async def commit_offsets(self) -> bool:
+        """Write the committable offsets, then tell the task. True when the flush succeeded."""
+        async with self._commit_lock:
+            self._producer.poll()
+            offsets = self._submitted.committable()
+            if offsets:
+                await self._offsets.write(self.id.connector, offsets)
+                log.debug("task %s committed offsets for %d partitions", self.id, len(offsets))
+            await self.task.commit()
+            return True
+
+    async def _final_commit(self) -> None:
+        left = await self._producer.flush(self._settings.shutdown_timeout_s)
+        if left:
+            log.warning(
+                "task %s: %d records still unacknowledged at stop; their offsets are not committed", self.id, left
+            )
+        try:
+            await self.commit_offsets()
+        except Exception as e:  # noqa: BLE001
+            log.error(
+                "task %s: final offset commit failed: %s (records since the last commit may be sent again)", self.id, e
+            )

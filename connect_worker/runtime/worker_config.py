@@ -1,0 +1,241 @@
+"""The worker's configuration: Kafka Connect's worker.properties keys, parsed once into a frozen object."""
+
+from __future__ import annotations
+
+import dataclasses
+import socket
+from collections.abc import Mapping
+from typing import Any
+from urllib.parse import urlsplit
+
+from connect_worker.api import ConfigDef, ConfigError, ConfigType, Importance
+from connect_worker.api.config import at_least, one_of
+
+JSON_CONVERTER = "org.apache.kafka.connect.json.JsonConverter"
+SIMPLE_HEADER_CONVERTER = "org.apache.kafka.connect.storage.SimpleHeaderConverter"
+
+WORKER_CONFIG_DEF = (
+    ConfigDef()
+    .define(
+        "bootstrap.servers",
+        ConfigType.LIST,
+        "localhost:9092",
+        importance=Importance.HIGH,
+        documentation="Kafka brokers to connect to (host:port list).",
+    )
+    .define(
+        "group.id",
+        ConfigType.STRING,
+        "connect-cluster",
+        importance=Importance.HIGH,
+        documentation="Names this worker's cluster; prefixes transactional ids.",
+    )
+    .define(
+        "key.converter",
+        ConfigType.CLASS,
+        JSON_CONVERTER,
+        importance=Importance.HIGH,
+        documentation="Converter for record keys, unless a connector overrides it.",
+    )
+    .define(
+        "value.converter",
+        ConfigType.CLASS,
+        JSON_CONVERTER,
+        importance=Importance.HIGH,
+        documentation="Converter for record values, unless a connector overrides it.",
+    )
+    .define(
+        "header.converter",
+        ConfigType.CLASS,
+        SIMPLE_HEADER_CONVERTER,
+        importance=Importance.LOW,
+        documentation="Converter for record headers.",
+    )
+    .define(
+        "offset.storage.topic",
+        ConfigType.STRING,
+        "connect-offsets",
+        importance=Importance.HIGH,
+        documentation="Compacted topic holding source offsets.",
+    )
+    .define(
+        "offset.storage.partitions",
+        ConfigType.INT,
+        25,
+        validator=at_least(1),
+        documentation="Partitions of the offsets topic when it is created.",
+    )
+    .define(
+        "offset.storage.replication.factor",
+        ConfigType.SHORT,
+        3,
+        documentation="Replication factor of the offsets topic when created; -1 = broker default.",
+    )
+    .define(
+        "config.storage.topic",
+        ConfigType.STRING,
+        "connect-configs",
+        importance=Importance.HIGH,
+        documentation="Compacted single-partition topic holding connector configs and target states.",
+    )
+    .define(
+        "config.storage.replication.factor",
+        ConfigType.SHORT,
+        3,
+        documentation="Replication factor of the config topic when created; -1 = broker default.",
+    )
+    .define(
+        "status.storage.topic",
+        ConfigType.STRING,
+        "connect-status",
+        importance=Importance.HIGH,
+        documentation="Compacted topic holding connector and task statuses.",
+    )
+    .define(
+        "status.storage.partitions",
+        ConfigType.INT,
+        5,
+        validator=at_least(1),
+        documentation="Partitions of the status topic when it is created.",
+    )
+    .define(
+        "status.storage.replication.factor",
+        ConfigType.SHORT,
+        3,
+        documentation="Replication factor of the status topic when created; -1 = broker default.",
+    )
+    .define(
+        "offset.flush.interval.ms",
+        ConfigType.LONG,
+        60000,
+        validator=at_least(0),
+        documentation="How often committable offsets are written to the offsets topic.",
+    )
+    .define(
+        "offset.flush.timeout.ms",
+        ConfigType.LONG,
+        5000,
+        validator=at_least(0),
+        documentation="How long an offsets flush may wait for outstanding records.",
+    )
+    .define(
+        "task.shutdown.graceful.timeout.ms",
+        ConfigType.LONG,
+        5000,
+        validator=at_least(0),
+        documentation="How long a task may take to stop before it is abandoned.",
+    )
+    .define(
+        "listeners",
+        ConfigType.LIST,
+        "http://:8083",
+        importance=Importance.LOW,
+        documentation="REST listeners, e.g. http://127.0.0.1:8083.",
+    )
+    .define(
+        "rest.advertised.host.name",
+        ConfigType.STRING,
+        None,
+        documentation="Host name in worker ids and Location headers (default: the listener's).",
+    )
+    .define("rest.advertised.port", ConfigType.INT, None, documentation="Port advertised to clients.")
+    .define(
+        "rest.advertised.listener",
+        ConfigType.STRING,
+        None,
+        documentation="Which listener protocol (http/https) to advertise.",
+    )
+    .define(
+        "topic.creation.enable",
+        ConfigType.BOOLEAN,
+        True,
+        documentation="Let source connectors create their topics (topic.creation.* settings, KIP-158).",
+    )
+    .define(
+        "plugin.path",
+        ConfigType.LIST,
+        "",
+        documentation="Accepted for compatibility; plugins are found by Python entry points.",
+    )
+    .define("plugin.discovery", ConfigType.STRING, "hybrid_warn", documentation="Accepted for compatibility.")
+    .define("client.id", ConfigType.STRING, "", documentation="Prefix for Kafka client ids.")
+    .define(
+        "exactly.once.source.support",
+        ConfigType.STRING,
+        "disabled",
+        validator=one_of("disabled", "preparing", "enabled", case_sensitive=False),
+        documentation="Exactly-once delivery for source connectors (KIP-618).",
+    )
+    .define("topic.tracking.enable", ConfigType.BOOLEAN, True, documentation="Track the topics each connector uses.")
+    .define("topic.tracking.allow.reset", ConfigType.BOOLEAN, True, documentation="Allow resetting tracked topics.")
+    .define(
+        "connector.client.config.override.policy",
+        ConfigType.STRING,
+        "All",
+        documentation="Which producer.override.* / admin.override.* keys connectors may set.",
+    )
+)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Listener:
+    scheme: str
+    host: str
+    port: int
+
+    @property
+    def url(self) -> str:
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"{self.scheme}://{host}:{self.port}"
+
+
+def parse_listener(text: str) -> Listener:
+    parts = urlsplit(text.strip())
+    if parts.scheme not in ("http", "https") or parts.port is None:
+        raise ConfigError(
+            f"Invalid listener {text!r}: expected http://host:port or https://host:port", name="listeners"
+        )
+    return Listener(parts.scheme, parts.hostname or "", parts.port)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class WorkerConfig:
+    """Typed worker settings, plus the raw map (converters and clients read prefixed sub-keys from it)."""
+
+    raw: Mapping[str, str]
+    values: Mapping[str, Any]
+    listeners: tuple[Listener, ...]
+
+    @classmethod
+    def from_properties(cls, props: Mapping[str, str]) -> WorkerConfig:
+        values = WORKER_CONFIG_DEF.parse(props)
+        listeners = tuple(parse_listener(x) for x in values["listeners"] if x.strip())
+        if not listeners:
+            raise ConfigError("At least one listener is required in listeners", name="listeners")
+        return cls(raw=dict(props), values=values, listeners=listeners)
+
+    def __getitem__(self, key: str) -> Any:
+        return self.values[key]
+
+    @property
+    def bootstrap_servers(self) -> str:
+        return ",".join(self.values["bootstrap.servers"])
+
+    def prefixed(self, prefix: str) -> dict[str, str]:
+        """Sub-keys under `prefix` with the prefix removed (producer., admin., key.converter., …)."""
+        n = len(prefix)
+        return {k[n:]: v for k, v in self.raw.items() if k.startswith(prefix)}
+
+    @property
+    def advertised_listener(self) -> Listener:
+        wanted = self.values["rest.advertised.listener"]
+        chosen = next((x for x in self.listeners if wanted and x.scheme == wanted), self.listeners[0])
+        host = self.values["rest.advertised.host.name"] or chosen.host or socket.gethostname()
+        port = self.values["rest.advertised.port"] or chosen.port
+        return Listener(chosen.scheme, host, port)
+
+    @property
+    def worker_id(self) -> str:
+        """`host:port` of the advertised REST URL, as Connect's status records carry it."""
+        adv = self.advertised_listener
+        return f"{adv.host}:{adv.port}"

@@ -1,0 +1,178 @@
+"""Source offsets in the Kafka offsets topic, in Kafka Connect's format.
+
+Key `["<connector>",{source partition}]` (byte-identical to Java's, see internal_json), value the offset map
+as compact JSON, or a tombstone when the partition's offset was reset. At start the whole topic is read to
+its end; the last record per key wins. Lookups go by the exact key bytes, as Connect's reader does, so a
+Java worker and this one find each other's offsets.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from connect_worker.api import ConfigError, DataError, RetriableError
+from connect_worker.kafka.admin import TopicAdmin
+from connect_worker.kafka.producer import AsyncProducer
+from connect_worker.kafka.reader import read_to_end
+from connect_worker.storage import internal_json
+
+log = logging.getLogger(__name__)
+
+_PRIMITIVES = (str, int, float, bool, bytes, type(None))
+
+
+def validate_offset_map(kind: str, m: Mapping[str, Any] | None) -> None:
+    """Partition and offset maps hold string keys and primitive values only (Connect's OffsetUtils)."""
+    if m is None:
+        return
+    for k, v in m.items():
+        if not isinstance(k, str):
+            raise DataError(f"{kind} keys must be strings, but {k!r} is {type(k).__name__}")
+        if not isinstance(v, _PRIMITIVES):
+            t = "ARRAY" if isinstance(v, list | tuple) else "MAP" if isinstance(v, Mapping) else type(v).__name__
+            raise DataError(f"Offsets may only contain primitive types as values, but field {k} contains {t}")
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class StoredOffset:
+    partition: dict[str, Any]
+    offset: dict[str, Any] | None
+
+
+async def ensure_compacted_topic(
+    admin: TopicAdmin, topic: str, *, partitions: int, replication_factor: int, purpose: str
+) -> None:
+    """Create `topic` compacted if missing; refuse a topic that exists without compaction (as Connect does)."""
+    created = await admin.create_topic(
+        topic,
+        partitions=partitions,
+        replication_factor=replication_factor,
+        configs={"cleanup.policy": "compact"},
+    )
+    if created:
+        return
+    policy = (await admin.topic_config(topic)).get("cleanup.policy", "")
+    if "compact" not in policy.split(","):
+        raise ConfigError(
+            f"Topic '{topic}' supplied via the '{purpose}' property is required to have "
+            f"'cleanup.policy=compact' to guarantee consistency and durability of source connector offsets, "
+            f"but found the topic currently has 'cleanup.policy={policy}'. Continuing would likely result in "
+            f"eventually losing source connector offsets and problems restarting this Connect cluster in the "
+            f"future. Change the '{purpose}' property in the Connect worker configurations to use a topic with "
+            f"'cleanup.policy=compact'.",
+            name=purpose,
+        )
+
+
+class OffsetStore:
+    """Every connector's committed offsets, mirrored in memory and written through to Kafka."""
+
+    def __init__(
+        self,
+        *,
+        topic: str,
+        producer: AsyncProducer,
+        admin: TopicAdmin,
+        consumer_config: Mapping[str, Any],
+        partitions: int = 25,
+        replication_factor: int = -1,
+    ) -> None:
+        self.topic = topic
+        self._producer = producer
+        self._admin = admin
+        self._consumer_config = dict(consumer_config)
+        self._partitions = partitions
+        self._rf = replication_factor
+        # connector -> key bytes -> StoredOffset (offset None = reset but partition known)
+        self._data: dict[str, dict[bytes, StoredOffset]] = {}
+
+    async def start(self) -> None:
+        await ensure_compacted_topic(
+            self._admin,
+            self.topic,
+            partitions=self._partitions,
+            replication_factor=self._rf,
+            purpose="offset.storage.topic",
+        )
+        records = await read_to_end(self._consumer_config, self.topic)
+        for r in records:
+            self._apply(r.key, r.value)
+        log.info("read %d records from offsets topic %s (%d connectors)", len(records), self.topic, len(self._data))
+
+    def _apply(self, key: bytes | None, value: bytes | None) -> None:
+        if key is None:
+            log.warning("ignoring a record without key in offsets topic %s", self.topic)
+            return
+        try:
+            parsed = internal_json.loads(key)
+            if not (
+                isinstance(parsed, list)
+                and len(parsed) == 2
+                and isinstance(parsed[0], str)
+                and isinstance(parsed[1], dict)
+            ):
+                raise DataError("not a [connector, partition] pair")
+            offset = None if value is None else internal_json.loads(value)
+            if offset is not None and not isinstance(offset, dict):
+                raise DataError("offset is not a map")
+        except (ValueError, DataError) as e:
+            log.warning("ignoring a malformed record in offsets topic %s: %s (key %r)", self.topic, e, key[:200])
+            return
+        self._data.setdefault(parsed[0], {})[key] = StoredOffset(parsed[1], offset)
+
+    # -- reading ------------------------------------------------------------------------------------
+    def get(self, connector: str, partition: Mapping[str, Any]) -> dict[str, Any] | None:
+        stored = self._data.get(connector, {}).get(internal_json.offset_key(connector, partition))
+        return None if stored is None or stored.offset is None else dict(stored.offset)
+
+    def connector_offsets(self, connector: str) -> list[StoredOffset]:
+        """Every partition known for the connector whose offset is set."""
+        return [s for s in self._data.get(connector, {}).values() if s.offset is not None]
+
+    def known_partitions(self, connector: str) -> list[dict[str, Any]]:
+        return [s.partition for s in self._data.get(connector, {}).values()]
+
+    # -- writing ------------------------------------------------------------------------------------
+    async def write(
+        self, connector: str, offsets: Sequence[tuple[Mapping[str, Any], Mapping[str, Any] | None]]
+    ) -> None:
+        """Write (partition, offset-or-None) pairs and wait until Kafka acknowledged all of them."""
+        if not offsets:
+            return
+        pending: list[asyncio.Future[None]] = []
+        encoded: list[tuple[bytes, bytes | None]] = []
+        for partition, offset in offsets:
+            validate_offset_map("Partition", partition)
+            validate_offset_map("Offset", offset)
+            key = internal_json.offset_key(connector, partition)
+            value = None if offset is None else internal_json.dumps(dict(offset))
+            encoded.append((key, value))
+            pending.append(await self._producer.send(self.topic, key, value, what="offsets write"))
+        self._producer.poll()
+        results = await asyncio.gather(*pending, return_exceptions=True)
+        failures = [r for r in results if isinstance(r, BaseException)]
+        if failures:
+            raise RetriableError(f"Failed to write offsets to {self.topic}: {failures[0]}")
+        for (key, value), (partition, _) in zip(encoded, offsets, strict=True):
+            self._apply(key, value)
+            # keep the caller's partition map (its order) for GET /offsets
+            stored = self._data[connector][key]
+            self._data[connector][key] = StoredOffset(dict(partition), stored.offset)
+
+
+class ConnectorOffsetReader:
+    """The OffsetStorageReader a connector's tasks get: lookups within one connector's namespace."""
+
+    def __init__(self, store: OffsetStore, connector: str) -> None:
+        self._store = store
+        self._connector = connector
+
+    def offset(self, partition: Mapping[str, Any]) -> dict[str, Any] | None:
+        return self._store.get(self._connector, partition)
+
+    def offsets(self, partitions: Sequence[Mapping[str, Any]]) -> dict[Any, dict[str, Any] | None]:
+        return {internal_json.dumps(dict(p)): self._store.get(self._connector, p) for p in partitions}
