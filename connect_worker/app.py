@@ -105,7 +105,7 @@ class Worker:
             return AsyncProducer({**base, **SOURCE_PRODUCER_DEFAULTS, "client.id": client_id, **producer_overrides})
 
         def transform_factory(connector_config: Mapping[str, str]) -> Any:
-            return TransformationChain.from_config(connector_config, registry).apply
+            return TransformationChain.from_config(connector_config, registry.transform_resolver).apply
 
         self.herder = StandaloneHerder(
             config=config,

@@ -13,7 +13,6 @@ from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError, KafkaExcepti
 
 from connect_worker.api import RetriableError
 
-
 _SETTLING = {
     KafkaError.NOT_LEADER_FOR_PARTITION,
     KafkaError.LEADER_NOT_AVAILABLE,
@@ -38,7 +37,9 @@ def _watermarks(consumer: Consumer, tp: TopicPartition, timeout: float) -> tuple
             low, high = consumer.get_watermark_offsets(tp, timeout=timeout)
             return int(low), int(high)
         except KafkaException as e:
-            if not e.args[0].retriable() and e.args[0].code() not in _SETTLING or time.monotonic() > deadline:
+            err = e.args[0]
+            settling = err.retriable() or err.code() in _SETTLING
+            if not settling or time.monotonic() > deadline:
                 raise
             time.sleep(0.2)
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from typing import Any, Final
 
-from connect_worker.api import NO_DEFAULT, ConfigDef, ConfigError, ConfigType, Importance, Width
+from connect_worker.api import NO_DEFAULT, ConfigDef, ConfigType, Importance, Width
 from connect_worker.api.config import ConfigKey, at_least, non_empty_string, one_of
 
 COMMON: Final = "Common"
@@ -27,18 +27,6 @@ def _key(
     return ConfigKey(
         name, type, default, group=group, order_in_group=order, display_name=display, documentation=doc, **kw
     )
-
-
-def _alias_list(name: str, value: object) -> None:
-    if not isinstance(value, list):
-        return
-    seen: set[str] = set()
-    for alias in value:
-        if alias in seen:
-            raise ConfigError(
-                f"Invalid value {','.join(value)} for configuration {name}: Duplicate alias provided.", name=name
-            )
-        seen.add(alias)
 
 
 SOURCE_CONNECTOR_CONFIG_DEF: Final = ConfigDef(
@@ -142,7 +130,6 @@ SOURCE_CONNECTOR_CONFIG_DEF: Final = ConfigDef(
             1,
             "Transforms",
             "Aliases of the transformations to apply to records, in order.",
-            validator=_alias_list,
             importance=Importance.LOW,
             width=Width.LONG,
         ),
@@ -154,7 +141,6 @@ SOURCE_CONNECTOR_CONFIG_DEF: Final = ConfigDef(
             1,
             "Predicates",
             "Aliases of the predicates transformations can use.",
-            validator=_alias_list,
             importance=Importance.LOW,
             width=Width.LONG,
         ),

@@ -126,5 +126,9 @@ class PluginRegistry:
         kinds = (PluginType.SINK, PluginType.SOURCE) if connectors_only else LISTING_ORDER
         return [(kind, full, cls) for kind in kinds for full, cls in sorted(self._by_kind[kind].items())]
 
+    def transform_resolver(self, name: str) -> type[Any] | None:
+        """Transformation or predicate class by name (what the transformation chain looks up)."""
+        return self.find(PluginType.TRANSFORMATION, name) or self.find(PluginType.PREDICATE, name)
+
     def classes(self, kind: PluginType) -> dict[str, type[Any]]:
         return dict(self._by_kind[kind])

@@ -238,9 +238,11 @@ class StandaloneHerder(Herder):
             name, sub = self._config[key], self._config.prefixed(key + ".")
         conv: Converter | HeaderConverter = self._registry.resolve(kind, name)()
         settings: dict[str, Any] = {**sub, "converter.type": side}
-        if isinstance(conv, HeaderConverter):
+        if side == "header":
+            assert isinstance(conv, HeaderConverter)
             conv.configure(settings)
         else:
+            assert isinstance(conv, Converter)
             conv.configure(settings, side == "key")
         return conv
 

@@ -15,6 +15,7 @@ from connect_worker.api.config import ConfigKey, ConfigType, Importance, Width, 
 from connect_worker.runtime.connector_config import SOURCE_CONNECTOR_CONFIG_DEF, SOURCE_GROUPS
 from connect_worker.runtime.herder import ConfigInfo, ConfigInfos, ConfigKeyInfo, ConfigValueInfo
 from connect_worker.runtime.plugins import PluginRegistry
+from connect_worker.runtime.transformation_chain import validate as validate_transforms
 
 
 def key_info(key: ConfigKey, name: str | None = None) -> ConfigKeyInfo:
@@ -114,6 +115,7 @@ async def validate_connector_config(
 ) -> ConfigInfos:
     """Every problem of `config` for `connector_cls`, as /connector-plugins/{p}/config/validate answers."""
     extra_errors: dict[str, list[str]] = {}
+    injected: dict[str, str] = {}
     keys: list[ConfigKey] = list(SOURCE_CONNECTOR_CONFIG_DEF.keys)
     groups: list[str] = list(SOURCE_GROUPS)
     alias_groups: list[str] = []
@@ -126,21 +128,10 @@ async def validate_connector_config(
             alias_groups.append(group)
             type_name = config.get(f"{kind}.{alias}.type", "").strip()
             plugin = registry.find(plugin_kind, type_name) if type_name else None
-            if type_name and plugin is None:
-                extra_errors.setdefault(f"{kind}.{alias}.type", []).append(
-                    f"Invalid value {type_name} for configuration {kind}.{alias}.type: Class {type_name} could not "
-                    "be found."
-                )
             keys += _alias_keys(kind, alias, plugin, group)
-        if kind == "transforms":
-            for alias in aliases:
-                pred = config.get(f"transforms.{alias}.predicate", "").strip()
-                predicates = [a.strip() for a in config.get("predicates", "").split(",") if a.strip()]
-                if pred and pred not in predicates:
-                    extra_errors.setdefault(f"transforms.{alias}.predicate", []).append(
-                        f"Invalid value {pred} for configuration transforms.{alias}.predicate: "
-                        f"predicate {pred} is not one of the configured predicates"
-                    )
+    # the chain's own validation: alias lists, types, predicates, negate and each plugin's config
+    for name, errs in validate_transforms(config, registry.transform_resolver).items():
+        extra_errors.setdefault(name, []).extend(errs)
 
     for side, conv_kind in (
         ("key", PluginType.CONVERTER),
@@ -157,14 +148,17 @@ async def validate_connector_config(
             )
         else:
             keys += _prefixed(f"{side}.converter.", conv.config_def(), "Common")
+            injected[f"{side}.converter.converter.type"] = side  # the runtime sets it, as Connect does
 
     framework = ConfigDef()
     for k in keys:
         if k.name not in framework:
             framework.add(k)
-    results: dict[str, ConfigValue] = framework.validate(config)
+    results: dict[str, ConfigValue] = framework.validate({**config, **injected})
     for name, errs in extra_errors.items():
-        results.setdefault(name, ConfigValue(name, config.get(name))).errors.extend(errs)
+        cv = results.setdefault(name, ConfigValue(name, config.get(name)))
+        if not cv.errors:  # the framework ConfigDef already reported this key's problems in Connect's words
+            cv.errors.extend(errs)
 
     connector = connector_cls()
     own_def = connector_cls.config_def()

@@ -128,9 +128,9 @@ WORKER_CONFIG_DEF = (
     .define(
         "listeners",
         ConfigType.LIST,
-        "http://:8083",
+        "http://127.0.0.1:8083",  # Connect binds all interfaces by default; this worker binds loopback
         importance=Importance.LOW,
-        documentation="REST listeners, e.g. http://127.0.0.1:8083.",
+        documentation="REST listeners, e.g. http://127.0.0.1:8083 (default: loopback only).",
     )
     .define(
         "rest.advertised.host.name",

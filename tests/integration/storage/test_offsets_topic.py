@@ -61,8 +61,14 @@ async def test_offsets_round_trip_in_connects_format(kafka_bootstrap: str, uniqu
     producer.start()
     store = _store(kafka_bootstrap, topic, producer)
     await store.start()
-    offset = {"lsn_proc": 22183280, "messageType": "COMMIT", "lsn_commit": 22183280, "lsn": 22183280,
-              "txId": 731, "ts_usec": 1795303602366693}
+    offset = {
+        "lsn_proc": 22183280,
+        "messageType": "COMMIT",
+        "lsn_commit": 22183280,
+        "lsn": 22183280,
+        "txId": 731,
+        "ts_usec": 1795303602366693,
+    }
     await store.write("inventory", [({"server": "dbserver1"}, offset)])
     await store.write("other", [({"filename": "/data/in.txt"}, {"position": 42})])
     await producer.close()
@@ -124,5 +130,5 @@ async def test_existing_non_compacted_topic_is_refused(kafka_bootstrap: str, uni
     admin = TopicAdmin({"bootstrap.servers": kafka_bootstrap})
     await admin.create_topic(unique_name, partitions=1, replication_factor=1, configs={"cleanup.policy": "delete"})
     store = _store(kafka_bootstrap, unique_name, AsyncProducer({"bootstrap.servers": kafka_bootstrap}))
-    with pytest.raises(ConfigError, match="cleanup.policy=compact"):
+    with pytest.raises(ConfigError, match=r"cleanup\.policy=compact"):
         await store.start()

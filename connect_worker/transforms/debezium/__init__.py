@@ -1,0 +1,1 @@
+"""Debezium's SMTs (io.debezium.transforms.*) that operate on the change-event envelope."""

@@ -1,0 +1,61 @@
+"""The REST application: Kafka Connect 4.3's REST API over the Herder interface.
+
+Built on Starlette (FastAPI's core) rather than FastAPI itself: Connect's answers depend on binding bodies
+the way Jackson does and on Jersey's routing and error texts, so every handler reads its request itself and
+none of FastAPI's validation (422), OpenAPI or docs routes would be used — or wanted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.routing import BaseRoute
+
+from connect_worker.runtime.herder import Herder
+from rest.errors import handle_http_exception
+from rest.routes.connectors import ConnectorsResource
+from rest.routes.loggers import LoggingResource
+from rest.routes.plugins import ConnectorPluginsResource
+from rest.routes.root import RootResource
+from rest.routing import DEFAULT_REQUEST_TIMEOUT_S, EncodedPathMiddleware
+
+
+def create_app(
+    herder: Herder,
+    *,
+    base_url: str | None = None,
+    topic_tracking: bool = True,
+    topic_tracking_reset: bool = True,
+    request_timeout: float | None = DEFAULT_REQUEST_TIMEOUT_S,
+    middleware: Sequence[Middleware] = (),
+) -> Starlette:
+    """The ASGI app answering like Kafka Connect 4.3.
+
+    base_url: the URL `Location` headers start with (e.g. a proxy's); by default the request's own base URL,
+        as Jersey does. topic_tracking / topic_tracking_reset: the worker's `topic.tracking.enable` and
+        `topic.tracking.allow.reset`. request_timeout: seconds before a Herder call is answered with 500
+        "Request timed out" (Connect: 90). middleware: extra ASGI middleware run before routing — the seam
+        for authentication (Connect's REST extensions).
+    """
+    routes: list[BaseRoute] = [
+        *RootResource(herder, timeout=request_timeout).routes(),
+        *ConnectorsResource(
+            herder,
+            base_url=base_url,
+            topic_tracking=topic_tracking,
+            topic_tracking_reset=topic_tracking_reset,
+            timeout=request_timeout,
+        ).routes(),
+        *ConnectorPluginsResource(herder, timeout=request_timeout).routes(),
+        *LoggingResource(herder, timeout=request_timeout).routes(),
+    ]
+    app = Starlette(
+        routes=routes,
+        middleware=[*middleware, Middleware(EncodedPathMiddleware)],
+        exception_handlers={HTTPException: handle_http_exception},
+    )
+    app.router.redirect_slashes = False
+    return app

@@ -1,0 +1,104 @@
+"""The one table that turns an error into Connect's `{"error_code": N, "message": "..."}` answer.
+
+Kafka Connect's ConnectExceptionMapper: a ConnectRestException carries its own status, Connect's
+NotFoundException is 404, AlreadyExistsException 409, JAX-RS exceptions (unknown route, wrong method, wrong
+media type) keep their status with the message "HTTP <code> <reason>", and everything else is 500 with the
+exception's message. Here the api error classes play the Java exceptions' part; `RestError` is the
+REST layer's own ConnectRestException (415, 403, request-shape problems found before the Herder is asked).
+"""
+
+from __future__ import annotations
+
+import http
+import logging
+from typing import Final
+
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import Response
+
+from connect_worker.api.errors import (
+    AlreadyExistsError,
+    BadRequestError,
+    ConfigError,
+    ConflictError,
+    NotFoundError,
+)
+from rest.responses import json_response
+
+log = logging.getLogger(__name__)
+
+# Checked in order; the first class the error is an instance of gives the status. Anything else is 500.
+ERROR_STATUS: Final[tuple[tuple[type[BaseException], int], ...]] = (
+    (NotFoundError, 404),
+    (AlreadyExistsError, 409),
+    (ConflictError, 409),
+    (BadRequestError, 400),
+    (ConfigError, 400),
+)
+
+# Jetty answers Jersey's own "HTTP 404 Not Found" (unknown route, non-integer task id) without a
+# Content-Type header [LIVE, spec §1.1]; every other error body is sent as application/json.
+_BARE_404_HAS_CONTENT_TYPE: Final = False
+
+
+class RestError(Exception):
+    """An error the REST layer raises itself, with the HTTP status Connect answers."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+def jaxrs_error(status: int) -> RestError:
+    """What Jersey says for its own errors: "HTTP 405 Method Not Allowed" and the like."""
+    return RestError(status, f"HTTP {status} {http.HTTPStatus(status).phrase}")
+
+
+def route_not_found() -> RestError:
+    return jaxrs_error(404)
+
+
+def status_for(error: BaseException) -> int:
+    if isinstance(error, RestError):
+        return error.status
+    for cls, status in ERROR_STATUS:
+        if isinstance(error, cls):
+            return status
+    return 500
+
+
+def message_for(error: BaseException) -> str:
+    if isinstance(error, RestError):
+        return error.message
+    # Java sends getMessage(), which may be null; an empty Python message names the class instead.
+    return str(error) or type(error).__name__
+
+
+def error_response(status: int, message: str, headers: dict[str, str] | None = None) -> Response:
+    body = {"error_code": status, "message": message}
+    media_type: str | None = "application/json"
+    if status == 404 and message == "HTTP 404 Not Found" and not _BARE_404_HAS_CONTENT_TYPE:
+        media_type = None
+    return json_response(body, status, headers=headers, media_type=media_type)
+
+
+def response_for(error: BaseException) -> Response:
+    status = status_for(error)
+    if status == 500 and not isinstance(error, RestError):
+        log.error("REST request failed: %s", message_for(error), exc_info=error)
+    return error_response(status, message_for(error))
+
+
+async def handle_exception(request: Request, exc: Exception) -> Response:
+    """Starlette exception handler for every exception an endpoint lets through."""
+    return response_for(exc)
+
+
+async def handle_http_exception(request: Request, exc: Exception) -> Response:
+    """Starlette's own errors (no route: 404, wrong method: 405) in Jersey's words."""
+    assert isinstance(exc, HTTPException)
+    headers = dict(exc.headers) if exc.headers else None
+    status = exc.status_code
+    return error_response(status, f"HTTP {status} {http.HTTPStatus(status).phrase}", headers)

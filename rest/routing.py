@@ -1,0 +1,167 @@
+"""Jersey's request semantics on top of Starlette's router.
+
+* Paths are matched percent-encoded and path parameters decoded afterwards, as JAX-RS does, so a connector
+  named `a/b` is addressed as `/connectors/a%2Fb`; one trailing slash is ignored.
+* Resources that declare `@Consumes(application/json)` answer 415 to any other request Content-Type, and
+  every resource answers 406 when the Accept header rules JSON out (`@Produces(application/json)`).
+* Every endpoint's errors go through the one mapping in rest.errors; a request the Herder does not answer
+  within the REST timeout (Connect: 90 s) gets 500 "Request timed out", while the Herder call goes on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import Callable, Coroutine, Sequence
+from typing import Any, Final
+from urllib.parse import quote, unquote
+
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from rest.dto import parse_json
+from rest.errors import RestError, jaxrs_error, response_for, route_not_found
+
+Handler = Callable[[Request], Coroutine[Any, Any, Response]]
+
+DEFAULT_REQUEST_TIMEOUT_S: Final = 90.0
+_JAVA_INT: Final = re.compile(r"[+-]?[0-9]+")
+_INT_MIN, _INT_MAX = -(2**31), 2**31 - 1
+# Characters Jersey's UriBuilder.path() leaves as they are in a path (RFC 3986 pchar and "/").
+PATH_SAFE: Final = "/!$&'()*+,;=:@"
+
+
+class EncodedPathMiddleware:
+    """Routes on the request path as sent (percent-encoded), like Jersey's template matching."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            raw = scope.get("raw_path")
+            path = raw.decode("latin-1") if raw else quote(scope["path"], safe=PATH_SAFE)
+            if len(path) > 1 and path.endswith("/"):
+                path = path[:-1]
+            root = scope.get("root_path", "")
+            if root and not path.startswith(root):
+                path = root + path
+            scope = {**scope, "path": path}
+        await self.app(scope, receive, send)
+
+
+# -- parameters and bodies -----------------------------------------------------------------------------------
+async def read_json(request: Request) -> Any:
+    """The request body as JSON (see rest.dto.parse_json); None when there is none."""
+    return parse_json(await request.body())
+
+
+def path_param(request: Request, name: str) -> str:
+    """A path parameter, percent-decoded (UTF-8)."""
+    return unquote(str(request.path_params[name]))
+
+
+def task_param(request: Request, name: str = "task") -> int:
+    """An Integer path parameter: anything Integer.valueOf rejects is Jersey's plain 404."""
+    text = path_param(request, name)
+    if not _JAVA_INT.fullmatch(text):
+        raise route_not_found()
+    value = int(text)
+    if not _INT_MIN <= value <= _INT_MAX:
+        raise route_not_found()
+    return value
+
+
+def query_bool(request: Request, name: str, default: bool) -> bool:
+    """A boolean query parameter as Jersey reads it: absent or blank -> default, else equals "true"."""
+    value = request.query_params.get(name)
+    if value is None or not value.strip():
+        return default
+    return value.strip().lower() == "true"
+
+
+# -- content negotiation --------------------------------------------------------------------------------
+def _media_type(text: str) -> tuple[str, str]:
+    media = text.split(";", 1)[0].strip().lower()
+    kind, _, subtype = media.partition("/")
+    return kind, subtype
+
+
+def _is_json(kind: str, subtype: str) -> bool:
+    return kind in ("application", "*") and subtype in ("json", "*")
+
+
+def consumes_json(request: Request) -> bool:
+    header = request.headers.get("content-type")
+    if header is None or not header.strip():
+        return True
+    return _is_json(*_media_type(header))
+
+
+def accepts_json(request: Request) -> bool:
+    header = request.headers.get("accept")
+    if header is None or not header.strip():
+        return True
+    for item in header.split(","):
+        kind, subtype = _media_type(item)
+        if not _is_json(kind, subtype):
+            continue
+        quality = 1.0
+        for param in item.split(";")[1:]:
+            key, _, val = param.partition("=")
+            if key.strip().lower() == "q":
+                try:
+                    quality = float(val)
+                except ValueError:
+                    quality = 1.0
+        if quality > 0:
+            return True
+    return False
+
+
+# -- endpoints ------------------------------------------------------------------------------------------
+def _drop_result(task: asyncio.Future[Any]) -> None:
+    if not task.cancelled():
+        task.exception()
+
+
+async def _within(awaitable: Coroutine[Any, Any, Response], timeout: float | None) -> Response:
+    if timeout is None:
+        return await awaitable
+    task = asyncio.ensure_future(awaitable)
+    done, _ = await asyncio.wait({task}, timeout=timeout)
+    if task not in done:
+        task.add_done_callback(_drop_result)
+        raise RestError(500, "Request timed out")
+    return task.result()
+
+
+def jaxrs_endpoint(handler: Handler, *, consumes: bool, timeout: float | None) -> Handler:
+    """Wraps a handler with Jersey's 415/406 checks, the REST timeout and the error mapping."""
+
+    async def endpoint(request: Request) -> Response:
+        try:
+            if consumes and not consumes_json(request):
+                raise jaxrs_error(415)
+            if not accepts_json(request):
+                raise jaxrs_error(406)
+            return await _within(handler(request), timeout)
+        except Exception as error:  # noqa: BLE001 - the one place every error becomes an HTTP answer
+            return response_for(error)
+
+    return endpoint
+
+
+class RouteTable:
+    """Collects a resource's routes, each wrapped by `jaxrs_endpoint`."""
+
+    def __init__(self, *, consumes: bool, timeout: float | None) -> None:
+        self.consumes = consumes
+        self.timeout = timeout
+        self.routes: list[Route] = []
+
+    def add(self, path: str, handler: Handler, methods: Sequence[str]) -> None:
+        wrapped = jaxrs_endpoint(handler, consumes=self.consumes, timeout=self.timeout)
+        self.routes.append(Route(path, wrapped, methods=list(methods)))

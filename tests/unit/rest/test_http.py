@@ -1,0 +1,115 @@
+"""Jersey/Jetty behaviour around the endpoints: unknown routes, methods, media types, bodies, errors."""
+
+from __future__ import annotations
+
+import asyncio
+
+import httpx
+
+from connect_worker.runtime.herder import ServerInfo
+from rest.app import create_app
+from tests.unit.rest.helpers import FS_CONFIG, create, error, send
+from tests.unit.rest.memory_herder import MemoryHerder
+
+
+async def test_unknown_route_is_404_without_content_type(client: httpx.AsyncClient) -> None:
+    for path in ["/nonexistent", "/connectors/fs/tasks-config", "/connectors//config"]:
+        response = await client.get(path)
+        assert error(response) == (404, "HTTP 404 Not Found"), path
+        assert "content-type" not in response.headers
+
+
+async def test_wrong_method_is_405(client: httpx.AsyncClient) -> None:
+    response = await client.delete("/connectors")
+
+    assert error(response) == (405, "HTTP 405 Method Not Allowed")
+    assert response.headers["content-type"] == "application/json"
+    assert error(await client.get("/connectors/fs/pause")) == (405, "HTTP 405 Method Not Allowed")
+
+
+async def test_body_with_other_content_type_is_415(client: httpx.AsyncClient) -> None:
+    form = await client.post(
+        "/connectors", content=b"name=fs", headers={"Content-Type": "application/x-www-form-urlencoded"}
+    )
+    put = await client.put("/admin/loggers/x", content=b'{"level":"DEBUG"}', headers={"Content-Type": "text/plain"})
+
+    assert error(form) == (415, "HTTP 415 Unsupported Media Type")
+    assert error(put) == (415, "HTTP 415 Unsupported Media Type")
+    assert form.headers["content-type"] == "application/json"
+
+
+async def test_json_content_type_with_parameters_is_accepted(client: httpx.AsyncClient) -> None:
+    body = b'{"name":"fs","config":{"connector.class":"FileStreamSource","topic":"t"}}'
+    response = await client.post(
+        "/connectors", content=body, headers={"Content-Type": "application/json; charset=UTF-8"}
+    )
+
+    assert response.status_code == 201
+
+
+async def test_accept_without_json_is_406(client: httpx.AsyncClient) -> None:
+    assert error(await client.get("/connectors", headers={"Accept": "text/html"})) == (406, "HTTP 406 Not Acceptable")
+    assert (await client.get("/connectors", headers={"Accept": "text/html, */*;q=0.8"})).status_code == 200
+
+
+async def test_malformed_json_is_500_with_a_jackson_like_message(client: httpx.AsyncClient) -> None:
+    body = b'{"name":"fs","config":{"connector.class":"FileStreamSource"'
+    response = await client.post("/connectors", content=body, headers={"Content-Type": "application/json"})
+
+    status, message = error(response)
+    assert status == 500
+    assert message.startswith("Unexpected end-of-input")
+    assert "line: 1, column: " in message
+
+
+async def test_nested_config_value_is_500(client: httpx.AsyncClient, herder: MemoryHerder) -> None:
+    response = await send(client, "POST", "/connectors", {"name": "fs", "config": {**FS_CONFIG, "a": {"b": 1}}})
+
+    assert error(response) == (
+        500,
+        "Cannot deserialize value of type `java.lang.String` from Object value (token `JsonToken.START_OBJECT`)"
+        ' (through reference chain: org.apache.kafka.connect.runtime.rest.entities.CreateConnectorRequest["config"]'
+        '->java.util.LinkedHashMap["a"])',
+    )
+    array = await send(client, "PUT", "/connectors/fs/config", {**FS_CONFIG, "a": [1]})
+    assert error(array)[0] == 500
+    assert "from Array value (token `JsonToken.START_ARRAY`)" in error(array)[1]
+    assert herder.calls == []
+
+
+async def test_text_after_the_json_value_is_ignored_like_jackson(client: httpx.AsyncClient) -> None:
+    body = b'{"name":"fs","config":{"connector.class":"FileStreamSource","topic":"t"}} trailing'
+    response = await client.post("/connectors", content=body, headers={"Content-Type": "application/json"})
+
+    assert response.status_code == 201
+
+
+async def test_trailing_slash_is_the_same_resource(client: httpx.AsyncClient) -> None:
+    await create(client)
+
+    assert (await client.get("/connectors/")).json() == ["fs"]
+    assert (await client.get("/connectors/fs/status/")).status_code == 200
+
+
+async def test_unexpected_herder_failure_is_500_with_its_message() -> None:
+    class Broken(MemoryHerder):
+        async def server_info(self) -> ServerInfo:
+            raise RuntimeError("storage is gone")
+
+    app = create_app(Broken())
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://h") as c:
+        assert error(await c.get("/")) == (500, "storage is gone")
+
+
+async def test_slow_herder_times_out_with_500() -> None:
+    release = asyncio.Event()
+
+    class Slow(MemoryHerder):
+        async def connectors(self) -> list[str]:
+            await release.wait()
+            return []
+
+    app = create_app(Slow(), request_timeout=0.05)
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://h") as c:
+        assert error(await c.get("/connectors")) == (500, "Request timed out")
+    release.set()
