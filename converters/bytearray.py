@@ -1,0 +1,43 @@
+"""ByteArrayConverter: org.apache.kafka.connect.converters.ByteArrayConverter (bytes pass through)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from connect_worker.api.converter import Converter, HeaderConverter
+from connect_worker.api.errors import DataError
+from connect_worker.api.record import Header, SchemaAndValue
+from connect_worker.api.schema import OPTIONAL_BYTES_SCHEMA, Schema, Type
+
+
+class ByteArrayConverter(Converter, HeaderConverter):
+    """Passes bytes through unchanged; anything but BYTES schemas / bytes values is a DataError."""
+
+    class_name = "org.apache.kafka.connect.converters.ByteArrayConverter"
+    aliases = ("ByteArrayConverter",)
+
+    def configure(self, configs: Mapping[str, Any], is_key: bool | None = None) -> None:
+        pass
+
+    def from_connect_data(
+        self, topic: str, schema: Schema | None, value: Any, headers: tuple[Header, ...] = ()
+    ) -> bytes | None:
+        if schema is not None and schema.type is not Type.BYTES:
+            raise DataError(f"Invalid schema type for ByteArrayConverter: {schema.type.name}")
+        if value is None:
+            return None
+        if isinstance(value, bytes):
+            return value
+        if isinstance(value, (bytearray, memoryview)):
+            return bytes(value)
+        raise DataError(f"ByteArrayConverter is not compatible with objects of type {type(value)}")
+
+    def to_connect_data(self, topic: str, data: bytes | None) -> SchemaAndValue:
+        return SchemaAndValue(OPTIONAL_BYTES_SCHEMA, data)
+
+    def from_connect_header(self, topic: str, header_key: str, schema: Schema | None, value: Any) -> bytes | None:
+        return self.from_connect_data(topic, schema, value)
+
+    def to_connect_header(self, topic: str, header_key: str, data: bytes | None) -> SchemaAndValue:
+        return self.to_connect_data(topic, data)
