@@ -1,0 +1,1 @@
+"""Pure decoders of the PostgreSQL replication protocol: CopyBoth framing, pgoutput, decoderbufs."""

@@ -1,0 +1,1 @@
+"""Protobuf definitions and the Python modules generated from them by scripts/gen_protos.sh."""
