@@ -1,14 +1,16 @@
 """The REST application: Kafka Connect 4.3's REST API over the Herder interface.
 
-Built on Starlette (FastAPI's core) rather than FastAPI itself: Connect's answers depend on binding bodies
-the way Jackson does and on Jersey's routing and error texts, so every handler reads its request itself and
-none of FastAPI's validation (422), OpenAPI or docs routes would be used — or wanted.
+A FastAPI application whose routes are plain Starlette routes: Connect's answers depend on binding bodies
+the way Jackson does and on Jersey's routing and error texts, so every handler reads its request itself;
+FastAPI's request validation (422), OpenAPI and docs routes are not used (Kafka publishes no OpenAPI of
+its own that clients rely on).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from fastapi import FastAPI
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
@@ -52,10 +54,13 @@ def create_app(
         *ConnectorPluginsResource(herder, timeout=request_timeout).routes(),
         *LoggingResource(herder, timeout=request_timeout).routes(),
     ]
-    app = Starlette(
+    app = FastAPI(
         routes=routes,
         middleware=[*middleware, Middleware(EncodedPathMiddleware)],
         exception_handlers={HTTPException: handle_http_exception},
+        docs_url=None,
+        redoc_url=None,
+        openapi_url=None,
     )
     app.router.redirect_slashes = False
     return app

@@ -16,6 +16,7 @@ from connect_worker.api import (
     AlreadyExistsError,
     BadRequestError,
     ConfigError,
+    ConnectError,
     Converter,
     HeaderConverter,
     NotFoundError,
@@ -359,7 +360,10 @@ class StandaloneHerder(Herder):
         class_value = config.get("connector.class")
         if not class_value:
             shown = "{" + ", ".join(f"{k}={v}" for k, v in config.items()) + "}"
-            raise BadRequestError(f"Connector config {shown} contains no connector type")
+            message = f"Connector config {shown} contains no connector type"
+            if plugin is not None:  # Connect answers the validate endpoint with a 500 naming the exception
+                raise ConnectError(f"org.apache.kafka.connect.runtime.rest.errors.BadRequestException: {message}")
+            raise BadRequestError(message)
         try:
             cls = self._registry.connector_class(class_value)
         except ConfigError as e:

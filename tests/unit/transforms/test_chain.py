@@ -7,8 +7,8 @@ import pytest
 
 from connect_worker.api.errors import ConfigError, NotFoundError
 from connect_worker.api.record import Header
-from connect_worker.transforms.builtins import PREDICATE_CLASSES, TRANSFORMATION_CLASSES, predicates, transformations
 from connect_worker.runtime.transformation_chain import TransformationChain, validate
+from connect_worker.transforms.builtins import PREDICATE_CLASSES, TRANSFORMATION_CLASSES, predicates, transformations
 
 from . import _debezium as dbz
 from ._helpers import rec
