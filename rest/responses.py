@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from starlette.responses import Response
+
+from connect_worker.api.javacompat import jackson_dumps
 
 JSON: str = "application/json"
 
 
 def render_json(body: Any) -> bytes:
-    """Jackson's default output: no spaces, non-ASCII characters as UTF-8 (not \\u escapes)."""
-    return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    """Jackson's default output: no spaces, non-ASCII raw UTF-8, Java number formatting."""
+    return jackson_dumps(body)
 
 
 def json_response(

@@ -361,3 +361,49 @@ def jackson_quote(s: str) -> str:
     if _NEEDS_ESCAPE.search(s) is None:
         return '"' + s + '"'
     return '"' + _NEEDS_ESCAPE.sub(_escape_char, s) + '"'
+
+
+# -- compact JSON of plain values, as Jackson's ObjectMapper writes it ---------------------------
+def _jackson_encode(v: Any, out: list[str]) -> None:
+    if v is None:
+        out.append("null")
+    elif v is True:
+        out.append("true")
+    elif v is False:
+        out.append("false")
+    elif isinstance(v, int):
+        out.append(str(v))
+    elif isinstance(v, float):
+        if math.isnan(v) or math.isinf(v):
+            out.append('"' + java_double_to_string(v) + '"')
+        else:
+            out.append(java_double_to_string(v))
+    elif isinstance(v, str):
+        out.append(jackson_quote(v))
+    elif isinstance(v, Mapping):
+        out.append("{")
+        first = True
+        for k, x in v.items():
+            if not first:
+                out.append(",")
+            first = False
+            out.append(jackson_quote(str(k)))
+            out.append(":")
+            _jackson_encode(x, out)
+        out.append("}")
+    elif isinstance(v, list | tuple):
+        out.append("[")
+        for i, x in enumerate(v):
+            if i:
+                out.append(",")
+            _jackson_encode(x, out)
+        out.append("]")
+    else:
+        raise TypeError(f"cannot write {type(v).__name__} in Connect's internal JSON")
+
+
+def jackson_dumps(value: Any) -> bytes:
+    """Compact JSON of plain values (None, bool, int, float, str, mappings, lists) as Jackson writes it."""
+    out: list[str] = []
+    _jackson_encode(value, out)
+    return "".join(out).encode("utf-8")

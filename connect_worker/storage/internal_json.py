@@ -9,57 +9,16 @@ Java HashMap order them with `java_hashmap_order`).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from typing import Any
 
 import orjson
 
-from connect_worker.api.javacompat import jackson_quote, java_double_to_string, java_hashmap_order
-
-
-def _encode(v: Any, out: list[str]) -> None:
-    if v is None:
-        out.append("null")
-    elif v is True:
-        out.append("true")
-    elif v is False:
-        out.append("false")
-    elif isinstance(v, int):
-        out.append(str(v))
-    elif isinstance(v, float):
-        if math.isnan(v) or math.isinf(v):
-            out.append('"' + java_double_to_string(v) + '"')
-        else:
-            out.append(java_double_to_string(v))
-    elif isinstance(v, str):
-        out.append(jackson_quote(v))
-    elif isinstance(v, Mapping):
-        out.append("{")
-        first = True
-        for k, x in v.items():
-            if not first:
-                out.append(",")
-            first = False
-            out.append(jackson_quote(str(k)))
-            out.append(":")
-            _encode(x, out)
-        out.append("}")
-    elif isinstance(v, list | tuple):
-        out.append("[")
-        for i, x in enumerate(v):
-            if i:
-                out.append(",")
-            _encode(x, out)
-        out.append("]")
-    else:
-        raise TypeError(f"cannot write {type(v).__name__} in Connect's internal JSON")
+from connect_worker.api.javacompat import jackson_dumps, java_hashmap_order
 
 
 def dumps(value: Any) -> bytes:
-    out: list[str] = []
-    _encode(value, out)
-    return "".join(out).encode("utf-8")
+    return jackson_dumps(value)
 
 
 def loads(data: bytes) -> Any:

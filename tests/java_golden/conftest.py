@@ -30,7 +30,7 @@ RunJava = Callable[[str, Sequence[dict[str, Any]]], list[dict[str, Any]]]
 def java_bin() -> str:
     java = os.environ.get("CW_JAVA") or shutil.which("java")
     if not java:
-        pytest.skip("no JVM: install Java 17+ or set CW_JAVA")
+        pytest.fail("no JVM: install Java 17+ or set CW_JAVA (a prerequisite, see README)")
     return java
 
 
@@ -40,7 +40,7 @@ def connect_libs() -> Path:
     if not marker.exists():
         mvn = shutil.which("mvn")
         if not mvn:
-            pytest.skip("Maven (mvn) is needed to fetch the Kafka Connect jars")
+            pytest.fail("Maven (mvn) is needed to fetch the Kafka Connect jars (a prerequisite, see README)")
         subprocess.run(
             [
                 mvn,

@@ -242,14 +242,17 @@ class PgOutputDecoder:
 
     # -- data messages ----------------------------------------------------------------------------
 
-    def _insert(self, buf: bytes, size: int) -> Insert:
+    def _xid_and_oid(self, buf: bytes) -> tuple[int | None, int, int]:
+        """The (xid inside a streamed transaction, relation/type oid, next position) every
+        relation-scoped message starts with."""
         if self._in_stream:
-            xid, relid = _II.unpack_from(buf, 1)
-            pos = 9
-        else:
-            xid = None
-            (relid,) = _I.unpack_from(buf, 1)
-            pos = 5
+            xid, oid = _II.unpack_from(buf, 1)
+            return xid, oid, 9
+        (oid,) = _I.unpack_from(buf, 1)
+        return None, oid, 5
+
+    def _insert(self, buf: bytes, size: int) -> Insert:
+        xid, relid, pos = self._xid_and_oid(buf)
         if buf[pos] != _NEW:
             raise DataError(f"Insert: expected 'N' before the new tuple, got {buf[pos]:#04x}")
         new, pos = _tuple_data(buf, pos + 1, size)
@@ -257,13 +260,7 @@ class PgOutputDecoder:
         return Insert(xid, relid, new)
 
     def _update(self, buf: bytes, size: int) -> Update:
-        if self._in_stream:
-            xid, relid = _II.unpack_from(buf, 1)
-            pos = 9
-        else:
-            xid = None
-            (relid,) = _I.unpack_from(buf, 1)
-            pos = 5
+        xid, relid, pos = self._xid_and_oid(buf)
         key = old = None
         marker = buf[pos]
         if marker == _KEY:
@@ -279,13 +276,7 @@ class PgOutputDecoder:
         return Update(xid, relid, key, old, new)
 
     def _delete(self, buf: bytes, size: int) -> Delete:
-        if self._in_stream:
-            xid, relid = _II.unpack_from(buf, 1)
-            pos = 9
-        else:
-            xid = None
-            (relid,) = _I.unpack_from(buf, 1)
-            pos = 5
+        xid, relid, pos = self._xid_and_oid(buf)
         marker = buf[pos]
         tup, end = _tuple_data(buf, pos + 1, size)
         _expect_end(end, size, "Delete")
@@ -312,14 +303,7 @@ class PgOutputDecoder:
     # -- messages with NUL-terminated strings ------------------------------------------------------
 
     def _relation(self, data: bytes) -> Relation:
-        xid: int | None
-        if self._in_stream:
-            xid, relid = _II.unpack_from(data, 1)
-            pos = 9
-        else:
-            xid = None
-            (relid,) = _I.unpack_from(data, 1)
-            pos = 5
+        xid, relid, pos = self._xid_and_oid(data)
         namespace, pos = _cstring(data, pos)
         name, pos = _cstring(data, pos)
         replident = chr(data[pos])
@@ -336,14 +320,7 @@ class PgOutputDecoder:
         return Relation(xid, relid, namespace, name, replident, tuple(columns))
 
     def _type(self, data: bytes) -> Type:
-        xid: int | None
-        if self._in_stream:
-            xid, oid = _II.unpack_from(data, 1)
-            pos = 9
-        else:
-            xid = None
-            (oid,) = _I.unpack_from(data, 1)
-            pos = 5
+        xid, oid, pos = self._xid_and_oid(data)
         namespace, pos = _cstring(data, pos)
         name, pos = _cstring(data, pos)
         _expect_end(pos, len(data), "Type")
