@@ -101,8 +101,17 @@ class Worker:
         )
         producer_overrides = librdkafka_config(config.prefixed("producer."))
 
-        def producer_factory(client_id: str) -> AsyncProducer:
-            return AsyncProducer({**base, **SOURCE_PRODUCER_DEFAULTS, "client.id": client_id, **producer_overrides})
+        def producer_factory(client_id: str, connector_overrides: Mapping[str, str]) -> AsyncProducer:
+            # worker producer.* settings, then the connector's producer.override.* (policy All, as Connect's default)
+            return AsyncProducer(
+                {
+                    **base,
+                    **SOURCE_PRODUCER_DEFAULTS,
+                    "client.id": client_id,
+                    **producer_overrides,
+                    **librdkafka_config(connector_overrides),
+                }
+            )
 
         def transform_factory(connector_config: Mapping[str, str]) -> Any:
             return TransformationChain.from_config(connector_config, registry.transform_resolver).apply

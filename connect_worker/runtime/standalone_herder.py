@@ -44,7 +44,7 @@ from connect_worker.runtime.herder import (
     TaskState,
 )
 from connect_worker.runtime.loggers import LoggerAdmin
-from connect_worker.runtime.plugins import PluginRegistry, canonical_name
+from connect_worker.runtime.plugins import PluginRegistry
 from connect_worker.runtime.source_task import TaskSettings, Transform, WorkerSourceTask
 from connect_worker.runtime.topic_creation import TopicCreator, parse_groups
 from connect_worker.runtime.validation import invalid_config_message, plugin_config_keys, validate_connector_config
@@ -104,7 +104,7 @@ class StandaloneHerder(Herder):
         offsets: OffsetStore,
         configs: ConfigStore,
         statuses: StatusStore,
-        producer_factory: Callable[[str], AsyncProducer],
+        producer_factory: Callable[[str, Mapping[str, str]], AsyncProducer],
         transform_factory: TransformFactory,
         loggers: LoggerAdmin,
     ) -> None:
@@ -262,7 +262,10 @@ class StandaloneHerder(Herder):
             assert isinstance(header_conv, HeaderConverter)
             transform = self._transform_factory(c.config)
             groups = parse_groups(c.config) if self._config["topic.creation.enable"] else None
-            producer = self._producer_factory(self._producer_config_name(task_id))
+            overrides = {
+                k[len("producer.override.") :]: v for k, v in c.config.items() if k.startswith("producer.override.")
+            }
+            producer = self._producer_factory(self._producer_config_name(task_id), overrides)
             producer.start()
             settings = TaskSettings(
                 flush_interval_s=self._config["offset.flush.interval.ms"] / 1000,
@@ -368,11 +371,7 @@ class StandaloneHerder(Herder):
             cls = self._registry.connector_class(class_value)
         except ConfigError as e:
             raise BadRequestError(str(e)) from e
-        if plugin is not None:
-            wanted = plugin.removesuffix("Connector")
-            full = canonical_name(cls)
-            if not (full.endswith(wanted) or full.removesuffix("Connector").endswith(wanted)):
-                raise BadRequestError(f"Included connector type {full} does not match request type {plugin}")
+        # the REST layer checks that the path's {plugin} matches connector.class
         return await validate_connector_config(self._registry, cls, config, class_value=class_value)
 
     async def put_connector_config(

@@ -223,3 +223,107 @@ async def test_invalid_config_is_rejected_with_connects_message(worker_props: di
             "Failed to find any class that implements Connector and which name matches NoSuchConnector"
         )
         assert (await client.get("/connectors")).json() == []
+
+
+async def test_topic_creation_groups_and_producer_overrides(
+    worker_props: dict[str, str], kafka_bootstrap: str, unique_name: str, tmp_path: Path
+) -> None:
+    from connect_worker.kafka.admin import TopicAdmin
+
+    source = tmp_path / "in.txt"
+    source.write_text("x\n")
+    topic = f"{unique_name}-created"
+    config = {
+        "connector.class": "FileStreamSource",
+        "file": str(source),
+        "topic": topic,
+        "topic.creation.groups": "hourly",
+        "topic.creation.default.replication.factor": "1",
+        "topic.creation.default.partitions": "2",
+        "topic.creation.hourly.include": f"{unique_name}-.*",
+        "topic.creation.hourly.partitions": "3",
+        "topic.creation.hourly.retention.ms": "3600000",
+        "producer.override.compression.type": "lz4",
+    }
+    async with running_worker(worker_props) as (_worker, client):
+        r = await client.put("/connectors/tc/config", json=config)
+        assert r.status_code == 201, r.text
+
+        async def created() -> list[TopicRecord]:
+            return await records(kafka_bootstrap, topic)
+
+        await wait_for(created)
+        admin = TopicAdmin({"bootstrap.servers": kafka_bootstrap})
+        assert await admin.partition_count(topic) == 3
+        assert (await admin.topic_config(topic))["retention.ms"] == "3600000"
+
+        r = await client.put("/connectors/tc/config", json=config)
+        assert r.status_code == 200  # an update, not a creation
+
+
+async def test_plugins_and_validate_on_the_real_herder(worker_props: dict[str, str]) -> None:
+    async with running_worker(worker_props) as (_worker, client):
+        plugins = (await client.get("/connector-plugins")).json()
+        assert {
+            "class": "org.apache.kafka.connect.file.FileStreamSourceConnector",
+            "type": "source",
+            "version": "4.3.1",
+        } in plugins
+        assert all(p["type"] in ("source", "sink") for p in plugins)
+        everything = (await client.get("/connector-plugins?connectorsOnly=false")).json()
+        types = [p["type"] for p in everything]
+        assert types == sorted(
+            types, key=["sink", "source", "transformation", "predicate", "converter", "header_converter"].index
+        )
+        assert {
+            "class": "io.debezium.transforms.ExtractNewRecordState",
+            "type": "transformation",
+            "version": "3.6.3.Final",
+        } in everything
+
+        cfg = (await client.get("/connector-plugins/RegexRouter/config")).json()
+        assert [k["name"] for k in cfg] == ["regex", "replacement"]
+
+        r = await client.put(
+            "/connector-plugins/FileStreamSource/config/validate",
+            json={
+                "connector.class": "FileStreamSource",
+                "tasks.max": "0",
+                "transforms": "r",
+                "transforms.r.type": "RegexRouter",
+                "transforms.r.regex": "a(.*)",
+            },
+        )
+        assert r.status_code == 200
+        body = r.json()
+        assert body["name"] == "FileStreamSource"
+        assert body["groups"][:7] == [
+            "Common",
+            "Transforms",
+            "Predicates",
+            "Error Handling",
+            "Topic Creation",
+            "Exactly Once Support",
+            "offsets.topic",
+        ]
+        assert body["groups"][-1] == "Transforms: r"
+        errors = {c["value"]["name"]: c["value"]["errors"] for c in body["configs"] if c["value"]["errors"]}
+        assert errors == {
+            "name": ['Missing required configuration "name" which has no default value.'],
+            "tasks.max": ["Invalid value 0 for configuration tasks.max: Value must be at least 1"],
+            "transforms.r.replacement": [
+                'Missing required configuration "transforms.r.replacement" which has no default value.'
+            ],
+            "topic": ['Missing required configuration "topic" which has no default value.'],
+        }
+        assert body["error_count"] == 4
+        first = body["configs"][0]
+        assert first["definition"]["name"] == "name" and first["definition"]["group"] == "Common"
+
+        r = await client.put(
+            "/connector-plugins/RegexRouter/config/validate", json={"connector.class": "FileStreamSource"}
+        )
+        assert r.status_code == 400
+        assert r.json()["message"] == (
+            "Included connector type FileStreamSource does not match request type RegexRouter"
+        )
