@@ -23,3 +23,11 @@ def pg_dsn() -> str:
 def unique_name() -> str:
     """A name no other test uses: for topics, slots, publications, databases."""
     return "t" + uuid.uuid4().hex[:12]
+
+
+@pytest.fixture
+def worker_props(kafka_bootstrap: str, unique_name: str) -> dict[str, str]:
+    """Worker settings with internal topics of this test's own (so tests never share state)."""
+    from tests.worker_support import worker_properties
+
+    return worker_properties(kafka_bootstrap, unique_name)

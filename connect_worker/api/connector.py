@@ -69,6 +69,10 @@ class SourceTask(abc.ABC):
     async def commit(self) -> None:
         """Offsets up to the last flush are in Kafka: the source may now be told so."""
 
+    async def offsets_flushed(self, offsets: Sequence[tuple[Mapping[str, Any], Mapping[str, Any]]]) -> None:
+        """Called after an offsets flush succeeded, before commit(), with exactly the (source partition,
+        offset) pairs now stored in Kafka; a source may confirm these positions to its database."""
+
     async def commit_record(self, record: SourceRecord, metadata: RecordMetadata | None) -> None:
         """Kafka acknowledged `record` (metadata None when a transform dropped it)."""
 

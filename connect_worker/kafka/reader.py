@@ -27,6 +27,7 @@ class TopicRecord:
     offset: int
     key: bytes | None
     value: bytes | None
+    headers: tuple[tuple[str, bytes | None], ...] = ()
 
 
 def _watermarks(consumer: Consumer, tp: TopicPartition, timeout: float) -> tuple[int, int]:
@@ -83,7 +84,9 @@ def _read_to_end(config: Mapping[str, Any], topic: str, timeout: float) -> list[
                     raise KafkaException(m.error())
                 p, off = m.partition(), m.offset()
                 assert p is not None and off is not None
-                out.append(TopicRecord(p, off, m.key(), m.value()))
+                raw_headers: list[tuple[str, Any]] = list(m.headers() or [])  # type: ignore[arg-type]
+                headers = tuple((k, v if isinstance(v, bytes | None) else str(v).encode()) for k, v in raw_headers)
+                out.append(TopicRecord(p, off, m.key(), m.value(), headers))
                 if p in remaining and off + 1 >= remaining[p]:
                     del remaining[p]
         return out

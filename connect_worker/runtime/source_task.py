@@ -299,6 +299,7 @@ class WorkerSourceTask:
             if offsets:
                 await self._offsets.write(self.id.connector, offsets)
                 log.debug("task %s committed offsets for %d partitions", self.id, len(offsets))
+                await self.task.offsets_flushed(offsets)
             await self.task.commit()
             return True
 

@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from connect_worker.api import ConfigError, DataError, RetriableError
+from connect_worker.api.javacompat import java_hashmap_order
 from connect_worker.kafka.admin import TopicAdmin
 from connect_worker.kafka.producer import AsyncProducer
 from connect_worker.kafka.reader import read_to_end
@@ -149,7 +150,8 @@ class OffsetStore:
             validate_offset_map("Partition", partition)
             validate_offset_map("Offset", offset)
             key = internal_json.offset_key(connector, partition)
-            value = None if offset is None else internal_json.dumps(dict(offset))
+            # Debezium's offsets are Java HashMaps: write them in HashMap order, byte-identical to Connect's
+            value = None if offset is None else internal_json.dumps(java_hashmap_order(offset))
             encoded.append((key, value))
             pending.append(await self._producer.send(self.topic, key, value, what="offsets write"))
         self._producer.poll()

@@ -4,68 +4,16 @@ REST, records in Kafka, offsets/configs/statuses in their topics, and a restart 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import socket
-from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
-import httpx
 import orjson
 import pytest
 
-from connect_worker.app import Worker
 from connect_worker.kafka.reader import TopicRecord, read_to_end
-from connect_worker.runtime.plugins import PluginRegistry
-from connect_worker.runtime.worker_config import WorkerConfig
+from tests.worker_support import running_worker, wait_for
 
 pytestmark = pytest.mark.integration
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-@pytest.fixture
-def worker_props(kafka_bootstrap: str, unique_name: str) -> dict[str, str]:
-    return {
-        "bootstrap.servers": kafka_bootstrap,
-        "listeners": f"http://127.0.0.1:{free_port()}",
-        "offset.storage.topic": f"{unique_name}-offsets",
-        "config.storage.topic": f"{unique_name}-configs",
-        "status.storage.topic": f"{unique_name}-status",
-        "offset.storage.replication.factor": "1",
-        "config.storage.replication.factor": "1",
-        "status.storage.replication.factor": "1",
-        "offset.flush.interval.ms": "200",
-        "key.converter": "org.apache.kafka.connect.json.JsonConverter",
-        "value.converter": "org.apache.kafka.connect.json.JsonConverter",
-    }
-
-
-@contextlib.asynccontextmanager
-async def running_worker(props: dict[str, str]) -> AsyncIterator[tuple[Worker, httpx.AsyncClient]]:
-    worker = Worker(WorkerConfig.from_properties(props), PluginRegistry.from_entry_points())
-    await worker.start()
-    url = props["listeners"]
-    try:
-        async with httpx.AsyncClient(base_url=url, timeout=30) as client:
-            yield worker, client
-    finally:
-        await worker.stop()
-
-
-async def wait_for(predicate: Callable[[], Any], timeout: float = 20.0) -> Any:
-    deadline = asyncio.get_running_loop().time() + timeout
-    while True:
-        result = await predicate()
-        if result:
-            return result
-        if asyncio.get_running_loop().time() > deadline:
-            raise AssertionError("condition not met in time")
-        await asyncio.sleep(0.2)
 
 
 async def records(bootstrap: str, topic: str) -> list[TopicRecord]:

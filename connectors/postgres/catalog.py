@@ -1,0 +1,258 @@
+"""Reading PostgreSQL's catalog into the relational model (TableId, Table, Column, ColumnType).
+
+Three bulk queries, whatever the number of tables: tables with their columns (attnum order, dropped
+columns skipped, defaults through pg_get_expr, comments), primary keys (in key order), and the closure of
+the column types (array elements, the whole domain chain, enum labels). Values are always passed as query
+parameters. Type modifiers become `length` / `scale` as Debezium's columns carry them (Column's docstring);
+a domain placed directly on a built-in type lends its own modifier to columns of it, a domain over another
+domain does not (postgresql.md §6.5). Unconstrained time/timestamp/interval types report the scale 6 the
+PG JDBC driver reports.
+
+Runs on a normal (non-replication) psycopg connection; psycopg errors are classified by SQLSTATE.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, Final
+
+import psycopg
+
+from connectors.postgres.errors import from_psycopg
+from connectors.relational.table import Column, ColumnType, Table, TableId
+
+__all__ = ["SYSTEM_SCHEMAS", "length_and_scale", "read_table", "read_tables", "read_type"]
+
+SYSTEM_SCHEMAS: Final = ("pg_catalog", "information_schema")
+"""Always excluded, with every pg_toast* and pg_temp* schema."""
+
+_COLUMNS_SQL: Final = """
+SELECT n.nspname, c.relname, c.oid, c.relreplident, obj_description(c.oid, 'pg_class'),
+       a.attnum, a.attname, a.atttypid, a.atttypmod, a.attnotnull, a.attgenerated,
+       pg_get_expr(d.adbin, d.adrelid), col_description(c.oid, a.attnum)
+FROM pg_catalog.pg_class c
+JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+LEFT JOIN pg_catalog.pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
+LEFT JOIN pg_catalog.pg_attrdef d ON d.adrelid = c.oid AND d.adnum = a.attnum
+WHERE c.relkind IN ('r', 'p')
+  AND n.nspname <> ALL(%(system)s)
+  AND n.nspname NOT LIKE 'pg\\_toast%%' AND n.nspname NOT LIKE 'pg\\_temp\\_%%'
+  {filter}
+ORDER BY n.nspname, c.relname, a.attnum
+"""
+
+_PRIMARY_KEYS_SQL: Final = """
+SELECT i.indrelid, array_agg(a.attname ORDER BY k.ord)
+FROM pg_catalog.pg_index i
+CROSS JOIN LATERAL unnest(i.indkey::int2[]) WITH ORDINALITY AS k(attnum, ord)
+JOIN pg_catalog.pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum
+WHERE i.indisprimary AND i.indrelid = ANY(%(relids)s)
+GROUP BY i.indrelid
+"""
+
+_TYPES_SQL: Final = """
+WITH RECURSIVE closure(oid) AS (
+    SELECT unnest(%(oids)s::oid[])
+  UNION
+    SELECT x.oid
+    FROM pg_catalog.pg_type t
+    JOIN closure ON t.oid = closure.oid
+    CROSS JOIN LATERAL (VALUES (CASE WHEN t.typcategory = 'A' THEN t.typelem END),
+                               (NULLIF(t.typbasetype, 0))) AS x(oid)
+    WHERE x.oid IS NOT NULL AND x.oid <> 0
+)
+SELECT t.oid, t.typname, n.nspname, t.typcategory, t.typtype, t.typelem, t.typbasetype, t.typtypmod,
+       CASE WHEN t.typtype = 'e' THEN
+         (SELECT array_agg(e.enumlabel ORDER BY e.enumsortorder) FROM pg_catalog.pg_enum e WHERE e.enumtypid = t.oid)
+       END
+FROM pg_catalog.pg_type t
+JOIN pg_catalog.pg_namespace n ON n.oid = t.typnamespace
+WHERE t.oid IN (SELECT oid FROM closure)
+"""
+
+_VARHDRSZ: Final = 4
+_TEMPORAL_WITH_PRECISION: Final = frozenset({"time", "timetz", "timestamp", "timestamptz"})
+_DEFAULT_FRACTIONAL_DIGITS: Final = 6
+
+
+class _TypeRow:
+    __slots__ = ("base", "category", "element", "enum_labels", "name", "oid", "schema", "typmod", "typtype")
+
+    def __init__(self, row: Sequence[Any]) -> None:
+        self.oid: int = row[0]
+        self.name: str = row[1]
+        self.schema: str = row[2]
+        self.category: str = row[3]
+        self.typtype: str = row[4]
+        self.element: int = row[5]
+        self.base: int = row[6]
+        self.typmod: int = row[7]
+        self.enum_labels: tuple[str, ...] | None = tuple(row[8]) if row[8] is not None else None
+
+
+class _TypeResolver:
+    """Builds ColumnTypes from the fetched pg_type rows (memoised; the rows form a closed set)."""
+
+    def __init__(self, rows: Iterable[Sequence[Any]]) -> None:
+        self._rows = {r.oid: r for r in map(_TypeRow, rows)}
+        self._built: dict[int, ColumnType] = {}
+
+    def row(self, oid: int) -> _TypeRow | None:
+        return self._rows.get(oid)
+
+    def get(self, oid: int) -> ColumnType:
+        built = self._built.get(oid)
+        if built is not None:
+            return built
+        row = self._rows.get(oid)
+        if row is None:
+            built = ColumnType(oid, f"oid:{oid}")
+        else:
+            element = self.get(row.element) if row.category == "A" and row.element else None
+            base = None
+            if row.typtype == "d" and row.base:
+                base = self.get(row.base)
+                base = base.base if base.base is not None else base
+            built = ColumnType(
+                oid=row.oid,
+                name=row.name,
+                category=row.category,
+                schema=row.schema,
+                element=element,
+                base=base,
+                enum_labels=row.enum_labels,
+            )
+        self._built[oid] = built
+        return built
+
+    def effective_typmod(self, oid: int, typmod: int) -> int:
+        """The column's modifier, else the modifier of a domain declared directly on a non-domain type."""
+        if typmod != -1:
+            return typmod
+        row = self._rows.get(oid)
+        if row is None or row.typtype != "d":
+            return -1
+        base_row = self._rows.get(row.base)
+        if base_row is not None and base_row.typtype == "d":
+            return -1
+        return row.typmod
+
+
+def length_and_scale(column_type: ColumnType, typmod: int) -> tuple[int | None, int | None]:
+    """JDBC-style length and scale of a type with a modifier (arrays: of their element type)."""
+    resolved = column_type.resolved
+    if resolved.element is not None:
+        resolved = resolved.element.resolved
+    name = resolved.name if resolved.schema == "pg_catalog" else ""
+    if name in ("varchar", "bpchar"):
+        return (typmod - _VARHDRSZ if typmod >= _VARHDRSZ else None), None
+    if name == "numeric":
+        if typmod < _VARHDRSZ:
+            return None, None
+        packed = typmod - _VARHDRSZ
+        scale = ((packed & 0x7FF) ^ 1024) - 1024
+        return (packed >> 16) & 0xFFFF, scale
+    if name in ("bit", "varbit"):
+        return (typmod if typmod >= 0 else (1 if name == "bit" else None)), None
+    if name in _TEMPORAL_WITH_PRECISION:
+        return None, (typmod if typmod >= 0 else _DEFAULT_FRACTIONAL_DIGITS)
+    if name == "interval":
+        precision = typmod & 0xFFFF if typmod >= 0 else 0xFFFF
+        return None, (precision if precision != 0xFFFF else _DEFAULT_FRACTIONAL_DIGITS)
+    return None, None
+
+
+async def _fetch(conn: psycopg.AsyncConnection[Any], sql: str, params: dict[str, Any]) -> list[tuple[Any, ...]]:
+    try:
+        async with conn.cursor() as cur:
+            await cur.execute(sql, params)
+            return await cur.fetchall()
+    except psycopg.Error as e:
+        raise from_psycopg(e, action="reading the PostgreSQL catalog") from e
+
+
+async def _read_types(conn: psycopg.AsyncConnection[Any], oids: Iterable[int]) -> _TypeResolver:
+    """Fetch the closure of the given types (elements, domain chains) in one query."""
+    wanted = sorted({int(o) for o in oids})
+    rows = await _fetch(conn, _TYPES_SQL, {"oids": wanted}) if wanted else []
+    return _TypeResolver(rows)
+
+
+async def read_type(conn: psycopg.AsyncConnection[Any], oid: int) -> ColumnType:
+    """One type (for types first seen in a stream), with its element, domain base and enum labels."""
+    return (await _read_types(conn, [oid])).get(oid)
+
+
+async def _load(
+    conn: psycopg.AsyncConnection[Any], table_filter: str, params: dict[str, Any], include: Callable[[TableId], bool]
+) -> dict[TableId, Table]:
+    rows = await _fetch(conn, _COLUMNS_SQL.format(filter=table_filter), {"system": list(SYSTEM_SCHEMAS), **params})
+    by_table: dict[TableId, list[tuple[Any, ...]]] = {}
+    relids: dict[TableId, int] = {}
+    table_rows: dict[TableId, tuple[Any, ...]] = {}
+    excluded: set[TableId] = set()
+    for row in rows:
+        table_id = TableId(row[0], row[1])
+        if table_id in excluded:
+            continue
+        if table_id not in by_table:
+            if not include(table_id):
+                excluded.add(table_id)
+                continue
+            by_table[table_id] = []
+            relids[table_id] = row[2]
+            table_rows[table_id] = row
+        if row[5] is not None:
+            by_table[table_id].append(row)
+    if not by_table:
+        return {}
+    resolver = await _read_types(conn, (r[7] for rs in by_table.values() for r in rs))
+    pk_rows = await _fetch(conn, _PRIMARY_KEYS_SQL, {"relids": list(relids.values())})
+    primary_keys = {relid: tuple(names) for relid, names in pk_rows}
+    tables: dict[TableId, Table] = {}
+    for table_id, column_rows in by_table.items():
+        columns = tuple(_column(resolver, r) for r in column_rows)
+        first = table_rows[table_id]
+        tables[table_id] = Table(
+            id=table_id,
+            columns=columns,
+            primary_key=primary_keys.get(relids[table_id], ()),
+            replica_identity=first[3],
+            comment=first[4],
+        )
+    return tables
+
+
+def _column(resolver: _TypeResolver, row: Sequence[Any]) -> Column:
+    (_, _, _, _, _, attnum, name, type_oid, typmod, not_null, generated, default, comment) = row
+    column_type = resolver.get(type_oid)
+    effective = resolver.effective_typmod(type_oid, typmod)
+    length, scale = length_and_scale(column_type, effective)
+    return Column(
+        name=name,
+        position=attnum,
+        type=column_type,
+        typmod=typmod,
+        length=length,
+        scale=scale,
+        optional=not not_null,
+        default_expression=default,
+        generated=bool(generated),
+        comment=comment,
+    )
+
+
+async def read_tables(conn: psycopg.AsyncConnection[Any], include: Callable[[TableId], bool]) -> dict[TableId, Table]:
+    """Every ordinary and partitioned table outside the system schemas that `include` accepts."""
+    return await _load(conn, "", {}, include)
+
+
+async def read_table(conn: psycopg.AsyncConnection[Any], table_id: TableId) -> Table | None:
+    """One table (for schema refreshes), or None when it does not exist (or is not a table)."""
+    tables = await _load(
+        conn,
+        "AND n.nspname = %(schema)s AND c.relname = %(table)s",
+        {"schema": table_id.schema, "table": table_id.table},
+        lambda _: True,
+    )
+    return tables.get(table_id)

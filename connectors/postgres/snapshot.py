@@ -1,0 +1,176 @@
+"""The initial snapshot: every captured table read in one consistent transaction, as `op=r` records.
+
+With a slot created in this run, the transaction imports the slot's exported snapshot (REPEATABLE READ +
+SET TRANSACTION SNAPSHOT), so the snapshot ends exactly where streaming starts: no gap, no duplicate.
+Otherwise it runs SERIALIZABLE READ ONLY DEFERRABLE and its position is pg_current_wal_lsn().
+Rows are read with COPY … TO STDOUT in PostgreSQL's text format, the same text pgoutput sends, so a value
+converts identically from the snapshot and from the stream.
+The `source.snapshot` marks follow Debezium: first / first_in_data_collection / true /
+last_in_data_collection / last; one record is held back so the last one emitted is always "last".
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
+
+import psycopg
+from psycopg import sql
+
+from connect_worker.api import SourceRecord
+from connectors.postgres.offsets import snapshot_offset
+from connectors.postgres.source_info import SourceInfo
+from connectors.relational.emitter import RecordFactory
+from connectors.relational.schema_builder import TableSchema
+from connectors.relational.table import TableId
+
+log = logging.getLogger(__name__)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class SnapshotSettings:
+    lock_tables: bool = False
+    lock_timeout_ms: int = 10000
+    select_overrides: dict[TableId, str] = dataclasses.field(default_factory=dict)
+    delay_s: float = 0.0
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class SnapshotResult:
+    lsn: int
+    tx_id: int
+    records: int
+
+
+async def _begin(conn: psycopg.AsyncConnection[Any], exported_snapshot: str | None) -> tuple[int, int]:
+    """Open the snapshot transaction; returns (snapshot LSN as int, transaction id)."""
+    if exported_snapshot is not None:
+        await conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        await conn.execute(sql.SQL("SET TRANSACTION SNAPSHOT {}").format(sql.Literal(exported_snapshot)))
+        lsn = None
+    else:
+        await conn.execute("BEGIN ISOLATION LEVEL SERIALIZABLE READ ONLY DEFERRABLE")
+        row = await (await conn.execute("SELECT pg_current_wal_lsn()::text")).fetchone()
+        assert row is not None
+        lsn = _lsn_int(row[0])
+    row = await (await conn.execute("SELECT txid_current()")).fetchone()
+    assert row is not None
+    return (lsn if lsn is not None else -1), int(row[0])
+
+
+def _lsn_int(text: str) -> int:
+    hi, lo = text.split("/")
+    return (int(hi, 16) << 32) | int(lo, 16)
+
+
+def _select(schema: TableSchema, override: str | None) -> tuple[sql.Composable, tuple[str, ...] | None]:
+    if override is not None:
+        return sql.SQL(override), None  # an operator-supplied statement
+    names = tuple(dict.fromkeys([f.column for f in schema.key_fields] + [f.column for f in schema.value_fields]))
+    stmt = sql.SQL("SELECT {} FROM {}.{}").format(
+        sql.SQL(", ").join(sql.Identifier(n) for n in names),
+        sql.Identifier(schema.id.schema),
+        sql.Identifier(schema.id.table),
+    )
+    return stmt, names
+
+
+async def _columns_of(conn: psycopg.AsyncConnection[Any], statement: sql.Composable) -> tuple[str, ...]:
+    cur = await conn.execute(sql.SQL("SELECT * FROM ({}) AS snapshot_source LIMIT 0").format(statement))
+    assert cur.description is not None
+    return tuple(d.name for d in cur.description)
+
+
+async def run_snapshot(
+    conn: psycopg.AsyncConnection[Any],
+    tables: Sequence[TableSchema],
+    *,
+    exported_snapshot: str | None,
+    consistent_lsn: int | None,
+    records: RecordFactory,
+    source: SourceInfo,
+    topic_for: Callable[[TableId], str],
+    emit: Callable[[SourceRecord], Awaitable[None]],
+    settings: SnapshotSettings,
+) -> SnapshotResult:
+    """Read every table and emit its rows; the caller commits nothing: offsets travel with the records."""
+    lsn, tx_id = await _begin(conn, exported_snapshot)
+    if exported_snapshot is not None:
+        assert consistent_lsn is not None
+        lsn = consistent_lsn
+    try:
+        if settings.lock_tables and tables:
+            await conn.execute(sql.SQL("SET LOCAL lock_timeout = {}").format(sql.Literal(settings.lock_timeout_ms)))
+            for t in tables:
+                await conn.execute(
+                    sql.SQL("LOCK TABLE {}.{} IN ACCESS SHARE MODE").format(
+                        sql.Identifier(t.id.schema), sql.Identifier(t.id.table)
+                    )
+                )
+        log.info("snapshot of %d tables at LSN %d (transaction %d)", len(tables), lsn, tx_id)
+        pending: tuple[TableSchema, str, Any, Any, int, bool] | None = None
+        count = 0
+        first_done = False
+        started = time.monotonic()
+
+        async def flush(last: bool) -> None:
+            nonlocal pending, first_done
+            if pending is None:
+                return
+            ts, topic, key, value, row_index, last_in_table = pending
+            pending = None
+            mark = _mark(first=not first_done, row_index=row_index, last_in_table=last_in_table, last=last)
+            first_done = True
+            now_us = time.time_ns() // 1000
+            src = source.struct(
+                ts_us=now_us,
+                schema=ts.id.schema,
+                table=ts.id.table,
+                tx_id=tx_id,
+                lsn=lsn,
+                last_commit_lsn=None,
+                snapshot=mark,
+            )
+            offset = snapshot_offset(lsn=lsn, tx_id=tx_id, ts_usec=now_us, last=last)
+            await emit(records.read_or_create(ts, topic, "r", key, value, src, None, offset))
+
+        for ts in tables:
+            statement, names = _select(ts, settings.select_overrides.get(ts.id))
+            if names is None:
+                names = await _columns_of(conn, statement)
+            key_fn, value_fn = ts.row_converter(names)
+            topic = topic_for(ts.id)
+            row_index = 0
+            async with conn.cursor().copy(sql.SQL("COPY ({}) TO STDOUT").format(statement)) as copy:
+                async for row in copy.rows():
+                    if pending is not None:
+                        await flush(last=False)
+                    pending = (ts, topic, key_fn(row) if key_fn else None, value_fn(row), row_index, False)
+                    row_index += 1
+                    count += 1
+            if pending is not None and pending[0] is ts:
+                pending = (*pending[:5], True)
+            log.info("snapshot of %s: %d rows", ts.id, row_index)
+        await flush(last=True)
+        await conn.execute("COMMIT")
+        elapsed = time.monotonic() - started
+        log.info("snapshot completed: %d rows in %.1f s", count, elapsed)
+        return SnapshotResult(lsn, tx_id, count)
+    except BaseException:
+        await conn.execute("ROLLBACK")
+        raise
+
+
+def _mark(*, first: bool, row_index: int, last_in_table: bool, last: bool) -> str:
+    if last:
+        return "last"
+    if first:
+        return "first"
+    if row_index == 0:
+        return "first_in_data_collection"
+    if last_in_table:
+        return "last_in_data_collection"
+    return "true"

@@ -1,0 +1,99 @@
+"""The `source` block of PostgreSQL change events (io.debezium.connector.postgresql.Source, Debezium 3.6)."""
+
+from __future__ import annotations
+
+from typing import Final
+
+from connect_worker.api import Schema, Struct, Type
+from connect_worker.api.schema import struct_schema
+
+CONNECTOR_NAME: Final = "postgresql"
+DEBEZIUM_VERSION: Final = "3.6.3.Final"
+
+SNAPSHOT_ENUM: Final = Schema(
+    Type.STRING,
+    optional=True,
+    name="io.debezium.data.Enum",
+    version=1,
+    parameters={"allowed": "true,first,first_in_data_collection,last_in_data_collection,last,false,incremental"},
+    default="false",
+)
+
+_OPT_INT64 = Schema(Type.INT64, optional=True)
+_OPT_STRING = Schema(Type.STRING, optional=True)
+_STRING = Schema(Type.STRING)
+
+SOURCE_SCHEMA: Final = struct_schema(
+    [
+        ("version", _STRING),
+        ("connector", _STRING),
+        ("name", _STRING),
+        ("ts_ms", Schema(Type.INT64)),
+        ("snapshot", SNAPSHOT_ENUM),
+        ("db", _STRING),
+        ("sequence", _OPT_STRING),
+        ("ts_us", _OPT_INT64),
+        ("ts_ns", _OPT_INT64),
+        ("schema", _STRING),
+        ("table", _STRING),
+        ("txId", _OPT_INT64),
+        ("lsn", _OPT_INT64),
+        ("xmin", _OPT_INT64),
+        ("origin", _OPT_STRING),
+        ("origin_lsn", _OPT_INT64),
+    ],
+    name="io.debezium.connector.postgresql.Source",
+    version=1,
+)
+
+
+def sequence_text(last_commit_lsn: int | None, lsn: int | None) -> str:
+    """`["<last commit lsn>","<lsn>"]` with null for unknown parts, as JSON text (Debezium's `sequence`)."""
+    a = "null" if last_commit_lsn is None else f'"{last_commit_lsn}"'
+    b = "null" if lsn is None else f'"{lsn}"'
+    return f"[{a},{b}]"
+
+
+class SourceInfo:
+    """Builds source structs for one connector (server name and database fixed)."""
+
+    __slots__ = ("_db", "_name")
+
+    def __init__(self, server_name: str, database: str) -> None:
+        self._name = server_name
+        self._db = database
+
+    def struct(
+        self,
+        *,
+        ts_us: int,
+        schema: str,
+        table: str,
+        tx_id: int | None,
+        lsn: int | None,
+        last_commit_lsn: int | None,
+        snapshot: str | None = None,
+        xmin: int | None = None,
+        origin: str | None = None,
+    ) -> Struct:
+        return Struct.of(
+            SOURCE_SCHEMA,
+            (
+                DEBEZIUM_VERSION,
+                CONNECTOR_NAME,
+                self._name,
+                ts_us // 1000,
+                snapshot,
+                self._db,
+                sequence_text(last_commit_lsn, lsn) if lsn is not None or last_commit_lsn is not None else None,
+                ts_us,
+                ts_us * 1000,
+                schema,
+                table,
+                tx_id,
+                lsn,
+                xmin,
+                origin,
+                None,
+            ),
+        )

@@ -1,0 +1,260 @@
+"""Streaming: pgoutput messages → Debezium change records on the task's queue.
+
+One transaction at a time, in commit order. Every record carries the offset of its own position, so the
+worker commits exactly what Kafka acknowledged. Positions (decimal LSNs): a data event's `lsn` is the
+XLogData start of its change; a Commit's is its end LSN, which becomes `lsn_commit` for what follows.
+On restart the server is asked to start at the last fully processed commit; the events of the partly
+processed transaction that were already emitted (same xid, LSN ≤ stored lsn_proc) are skipped.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import time
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
+
+from connect_worker.api import SourceRecord, Struct
+from connectors.postgres.lsn import Lsn
+from connectors.postgres.offsets import StoredPosition, streaming_offset
+from connectors.postgres.protocol import pgoutput as pg
+from connectors.postgres.protocol.copy_both import PG_EPOCH_OFFSET_US
+from connectors.postgres.source_info import SourceInfo
+from connectors.relational.emitter import RecordFactory
+from connectors.relational.queue import ChangeEventQueue
+from connectors.relational.schema_builder import RowFn, TableSchema, fill_required
+from connectors.relational.table import TableId
+from connectors.relational.transactions import TransactionMonitor
+
+log = logging.getLogger(__name__)
+
+
+@dataclasses.dataclass(slots=True)
+class _RelationState:
+    table_id: TableId
+    schema: TableSchema | None  # None: the table is not captured
+    topic: str
+    key_fn: RowFn | None
+    value_fn: RowFn | None
+    names: tuple[str, ...]
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class StreamingSettings:
+    skipped_operations: frozenset[str]
+    message_filter: Callable[[str], bool]
+    message_topic: str
+    binary_message_content: Callable[[bytes], Any]
+    heartbeat_interval_s: float
+
+
+class StreamingChangeSource:
+    """Turns decoded pgoutput messages into records. Owns no connection: `handle()` is fed by the task."""
+
+    def __init__(
+        self,
+        *,
+        queue: ChangeEventQueue,
+        records: RecordFactory,
+        source_info: SourceInfo,
+        schema_for: Callable[[TableId, pg.Relation], Awaitable[TableSchema | None]],
+        topic_for: Callable[[TableId], str],
+        transactions: TransactionMonitor | None,
+        message_records: Callable[..., SourceRecord],
+        settings: StreamingSettings,
+        stored: StoredPosition | None,
+        heartbeat: Callable[[Mapping[str, Any]], Awaitable[None]] | None = None,
+    ) -> None:
+        self._queue = queue
+        self._records = records
+        self._source = source_info
+        self._schema_for = schema_for
+        self._topic_for = topic_for
+        self._tx = transactions
+        self._message_records = message_records
+        self._settings = settings
+        self._stored = stored
+        self._heartbeat = heartbeat
+        self._relations: dict[int, _RelationState] = {}
+        self._xid: int | None = None
+        self._commit_us = 0
+        self.last_commit_lsn: int | None = stored.lsn_commit if stored else None
+        self.last_offset: dict[str, Any] | None = None
+        self._last_heartbeat = time.monotonic()
+        self.events_seen = 0
+        self.events_filtered = 0
+
+    # -- the dispatch loop ---------------------------------------------------------------------------
+    async def handle_batch(self, batch: list[tuple[Lsn, Any]]) -> None:
+        for lsn, msg in batch:
+            await self.handle(int(lsn), msg)
+
+    async def handle(self, lsn: int, msg: Any) -> None:
+        kind = msg.__class__
+        if kind is pg.Insert or kind is pg.Update or kind is pg.Delete:
+            await self._row(lsn, msg)
+        elif kind is pg.Begin:
+            self._xid = msg.xid
+            self._commit_us = msg.commit_time + PG_EPOCH_OFFSET_US
+            if self._tx is not None:
+                await self._put(self._tx.begin(self._xid, lsn, self._commit_us, self._offset(lsn, "BEGIN")))
+        elif kind is pg.Commit:
+            self.last_commit_lsn = lsn
+            offset = self._offset(lsn, "COMMIT")
+            self.last_offset = offset
+            if self._tx is not None and self._xid is not None:
+                await self._put(self._tx.end(self._xid, lsn, offset))
+            self._xid = None
+            await self.maybe_heartbeat()
+        elif kind is pg.Relation:
+            await self._relation(msg)
+        elif kind is pg.Truncate:
+            await self._truncate(lsn, msg)
+        elif kind is pg.LogicalMessage:
+            await self._message(lsn, msg)
+        # Origin and Type messages need no action: types are resolved from the catalog
+
+    async def maybe_heartbeat(self) -> None:
+        """Emit a heartbeat carrying the current offset when heartbeat.interval.ms has passed."""
+        if self._heartbeat is None or self.last_offset is None or self._xid is not None:
+            return
+        now = time.monotonic()
+        if now - self._last_heartbeat >= self._settings.heartbeat_interval_s:
+            self._last_heartbeat = now
+            await self._heartbeat(self.last_offset)
+
+    # -- helpers -------------------------------------------------------------------------------------
+    def _offset(self, lsn: int, message_type: str) -> dict[str, Any]:
+        return streaming_offset(
+            lsn=lsn,
+            lsn_commit=self.last_commit_lsn,
+            tx_id=self._xid,
+            ts_usec=self._commit_us,
+            message_type=message_type,
+        )
+
+    async def _put(self, record: SourceRecord) -> None:
+        if not self._queue.offer(record):
+            await self._queue.put(record)
+
+    async def _relation(self, msg: pg.Relation) -> None:
+        table_id = TableId(msg.namespace or "pg_catalog", msg.name)
+        schema = await self._schema_for(table_id, msg)
+        names = tuple(c.name for c in msg.columns)
+        if schema is None:
+            self._relations[msg.relation_id] = _RelationState(table_id, None, "", None, None, names)
+            return
+        key_fn, value_fn = schema.row_converter(names)
+        self._relations[msg.relation_id] = _RelationState(
+            table_id, schema, self._topic_for(table_id), key_fn, value_fn, names
+        )
+
+    def _source_struct(self, rel: _RelationState, lsn: int) -> Struct:
+        return self._source.struct(
+            ts_us=self._commit_us,
+            schema=rel.table_id.schema,
+            table=rel.table_id.table,
+            tx_id=self._xid,
+            lsn=lsn,
+            last_commit_lsn=self.last_commit_lsn,
+        )
+
+    async def _row(self, lsn: int, msg: Any) -> None:
+        self.events_seen += 1
+        rel = self._relations.get(msg.relation_id)
+        if rel is None:
+            raise RuntimeError(f"change for relation {msg.relation_id} arrived before its Relation message")
+        schema = rel.schema
+        if schema is None or (self._stored is not None and self._stored.already_emitted(self._xid, lsn)):
+            self.events_filtered += 1
+            return
+        kind = msg.__class__
+        op = "c" if kind is pg.Insert else "u" if kind is pg.Update else "d"
+        if op in self._settings.skipped_operations:
+            self.events_filtered += 1
+            return
+        value_fn = rel.value_fn
+        key_fn = rel.key_fn
+        assert value_fn is not None
+        offset = self._offset(lsn, "INSERT" if op == "c" else "UPDATE" if op == "u" else "DELETE")
+        self.last_offset = offset
+        source = self._source_struct(rel, lsn)
+        tx = self._tx.event(self._xid, lsn, str(rel.table_id)) if self._tx is not None and self._xid else None
+        records = self._records
+        if op == "c":
+            new = msg.new
+            await self._put(
+                records.read_or_create(
+                    schema, rel.topic, "c", key_fn(new) if key_fn else None, value_fn(new), source, tx, offset
+                )
+            )
+            return
+        if op == "u":
+            new = msg.new
+            old_tuple = msg.old if msg.old is not None else msg.key
+            if msg.old is not None:  # REPLICA IDENTITY FULL: unchanged TOAST values are in the old tuple
+                new = tuple(o if _is_unchanged(n) else n for n, o in zip(new, msg.old, strict=False))
+            before = None
+            old_key = None
+            if old_tuple is not None:
+                before = value_fn(old_tuple)
+                if msg.old is None:
+                    before = fill_required(before)
+                old_key = key_fn(old_tuple) if key_fn else None
+            for r in records.update(
+                schema, rel.topic, old_key, key_fn(new) if key_fn else None, before, value_fn(new), source, tx, offset
+            ):
+                await self._put(r)
+            return
+        old_tuple = msg.old if msg.old is not None else msg.key
+        before = value_fn(old_tuple)
+        if msg.old is None:
+            before = fill_required(before)
+        for r in records.delete(schema, rel.topic, key_fn(old_tuple) if key_fn else None, before, source, tx, offset):
+            await self._put(r)
+
+    async def _truncate(self, lsn: int, msg: pg.Truncate) -> None:
+        if "t" in self._settings.skipped_operations:
+            self.events_filtered += len(msg.relation_ids)
+            return
+        for relid in msg.relation_ids:
+            rel = self._relations.get(relid)
+            if rel is None or rel.schema is None:
+                continue
+            offset = self._offset(lsn, "TRUNCATE")
+            self.last_offset = offset
+            tx = self._tx.event(self._xid, lsn, str(rel.table_id)) if self._tx is not None and self._xid else None
+            await self._put(self._records.truncate(rel.schema, rel.topic, self._source_struct(rel, lsn), tx, offset))
+
+    async def _message(self, lsn: int, msg: pg.LogicalMessage) -> None:
+        if not self._settings.message_filter(msg.prefix):
+            return
+        transactional = msg.transactional and self._xid is not None
+        ts_us = self._commit_us if transactional else time.time_ns() // 1000
+        xid = self._xid if transactional else None
+        if transactional:
+            offset = self._offset(lsn, "MESSAGE")
+        else:
+            offset = streaming_offset(
+                lsn=lsn, lsn_commit=self.last_commit_lsn, tx_id=None, ts_usec=ts_us, message_type="MESSAGE"
+            )
+        self.last_offset = offset
+        source = self._source.struct(
+            ts_us=ts_us, schema="", table="", tx_id=xid, lsn=lsn, last_commit_lsn=self.last_commit_lsn
+        )
+        tx = self._tx.event(xid, lsn, "") if self._tx is not None and xid is not None else None
+        await self._put(
+            self._message_records(
+                topic=self._settings.message_topic,
+                prefix=msg.prefix,
+                content=self._settings.binary_message_content(msg.content),
+                source=source,
+                transaction=tx,
+                offset=offset,
+            )
+        )
+
+
+def _is_unchanged(v: Any) -> bool:
+    return v is not None and not isinstance(v, str | bytes)

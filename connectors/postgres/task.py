@@ -1,0 +1,448 @@
+"""PostgresConnectorTask: the composition root of one PostgreSQL capture (snapshot, then streaming).
+
+start() parses the config and launches the pipeline in the background; poll() drains the bounded queue;
+offsets_flushed() confirms to the slot only positions Kafka already holds. A retriable database failure
+restarts the stream from the last position handed to the queue (no record is lost or repeated by it);
+other failures fail the task with the error.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import contextlib
+import logging
+import time
+import uuid
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
+
+import psycopg
+
+from connect_worker.api import RetriableError, SourceRecord, SourceTask
+from connectors.postgres import catalog
+from connectors.postgres.config import LogicalDecoder, PostgresConnectorConfig, SnapshotMode, conninfo
+from connectors.postgres.lsn import Lsn
+from connectors.postgres.messages import message_record
+from connectors.postgres.offsets import StoredPosition
+from connectors.postgres.protocol import pgoutput as pg
+from connectors.postgres.publication import apply_replica_identities, ensure_publication
+from connectors.postgres.replication import ReplicationConnection, ReplicationStream, SnapshotAction
+from connectors.postgres.slot import drop_slot_on_stop, ensure_slot, output_plugin, retry_slot_operation
+from connectors.postgres.snapshot import SnapshotSettings, run_snapshot
+from connectors.postgres.source_info import DEBEZIUM_VERSION, SOURCE_SCHEMA, SourceInfo
+from connectors.postgres.streaming import StreamingChangeSource, StreamingSettings
+from connectors.postgres.value_converters import TypeOptions, converter_for
+from connectors.relational import metadata_schemas as md
+from connectors.relational.column_mappers import ColumnMappers
+from connectors.relational.emitter import RecordFactory, context_headers
+from connectors.relational.filters import ColumnFilter, MessagePrefixFilter, TableFilter
+from connectors.relational.key_mapper import KeyMapper
+from connectors.relational.naming import TopicNamingStrategy, adjusters_from_config
+from connectors.relational.queue import ChangeEventQueue
+from connectors.relational.schema_builder import SchemaBuilderSettings, TableSchema
+from connectors.relational.table import Column, Table, TableId
+from connectors.relational.transactions import TransactionMonitor
+
+log = logging.getLogger(__name__)
+
+SYSTEM_SCHEMAS = frozenset({"pg_catalog", "information_schema", "pg_toast"})
+CHARACTER_TYPES = frozenset({"text", "varchar", "bpchar", "char", "name", "citext"})
+
+
+def _binary_content(mode: str) -> Any:
+    if mode == "base64":
+        return lambda b: base64.b64encode(b).decode()
+    if mode == "base64-url-safe":
+        return lambda b: base64.urlsafe_b64encode(b).decode()
+    if mode == "hex":
+        return lambda b: b.hex()
+    return lambda b: b
+
+
+class PostgresConnectorTask(SourceTask):
+    class_name: ClassVar[str] = "io.debezium.connector.postgresql.PostgresConnectorTask"
+
+    def __init__(self) -> None:
+        self._config: PostgresConnectorConfig | None = None
+        self._queue: ChangeEventQueue | None = None
+        self._runner: asyncio.Task[None] | None = None
+        self._stream: ReplicationStream[Any] | None = None
+        self._replication: ReplicationConnection | None = None
+        self._sql: psycopg.AsyncConnection[Any] | None = None
+        self._schemas: dict[TableId, TableSchema] = {}
+        self._stopping = False
+        self._confirmed = 0
+        self._streaming_started = False
+
+    def version(self) -> str:
+        return DEBEZIUM_VERSION
+
+    # -- lifecycle ----------------------------------------------------------------------------------
+    async def start(self, props: Mapping[str, str]) -> None:
+        config = PostgresConnectorConfig.from_props(props)
+        for w in config.warnings:
+            log.warning("%s", w)
+        self._config = config
+        self._partition = {"server": config.topic_prefix}
+        self._queue = ChangeEventQueue(
+            max_size=config.max_queue_size,
+            max_batch=config.max_batch_size,
+            poll_interval_s=config.poll_interval_ms / 1000,
+            max_bytes=config.max_queue_size_in_bytes,
+        )
+        raw = {k: str(v) for k, v in props.items()}
+        self._tables = TableFilter.from_config(raw, system_schemas=SYSTEM_SCHEMAS)
+        self._columns = ColumnFilter.from_config(raw)
+        self._messages = MessagePrefixFilter.from_config(raw)
+        self._keys = KeyMapper.from_config(raw)
+        self._naming = TopicNamingStrategy.from_config(raw)
+        schema_adjust, field_adjust = adjusters_from_config(raw)
+        self._type_options = TypeOptions(
+            time_precision_mode=config.time_precision_mode.value,  # type: ignore[arg-type]
+            decimal_handling_mode=config.decimal_handling_mode.value,
+            hstore_handling_mode=config.hstore_handling_mode.value,
+            interval_handling_mode=config.interval_handling_mode.value,
+            binary_handling_mode=config.binary_handling_mode.value,
+            money_fraction_digits=config.money_fraction_digits,
+            include_unknown_datatypes=config.include_unknown_datatypes,
+        )
+        self._column_types: dict[tuple[TableId, str], str] = {}
+        self._mappers = ColumnMappers.from_config(raw, is_character_column=self._is_character_column)
+        self._tables_by_id: dict[TableId, Table] = {}
+        self._builder = SchemaBuilderSettings(
+            topic_prefix=config.topic_prefix,
+            converter_for=lambda col: converter_for(col, self._type_options),
+            mapper_for=self._mappers.mapper_for,
+            key_columns_for=self._key_columns,
+            column_included=self._columns.includes,
+            adjust_schema_name=schema_adjust.adjust,
+            adjust_field_name=field_adjust.adjust,
+            source_schema=SOURCE_SCHEMA,
+            transaction_schema=md.EVENT_BLOCK_SCHEMA,
+            unavailable_placeholder=config.unavailable_value_placeholder,
+        )
+        self._source_info = SourceInfo(config.topic_prefix, config.dbname)
+        run_id = str(uuid.uuid4())
+        self._records = RecordFactory(
+            partition=self._partition,
+            headers=context_headers(config.topic_prefix, "0", "postgresql", run_id),
+            tombstones_on_delete=config.tombstones_on_delete,
+        )
+        stored = StoredPosition.from_offset(self.context.offset_storage_reader.offset(self._partition))
+        self._runner = asyncio.get_running_loop().create_task(self._run(stored), name=f"pg-{config.topic_prefix}")
+
+    @staticmethod
+    def _is_character_column(column: Column) -> bool:
+        return column.type.resolved.name in CHARACTER_TYPES
+
+    def _key_columns(self, table_id: TableId) -> tuple[str, ...] | None:
+        table = self._tables_by_id.get(table_id)
+        if table is None:
+            return None
+        return self._keys.key_columns(table_id, [c.name for c in table.columns])
+
+    async def poll(self) -> list[SourceRecord] | None:
+        assert self._queue is not None
+        return await self._queue.poll()
+
+    async def offsets_flushed(self, offsets: Sequence[tuple[Mapping[str, Any], Mapping[str, Any]]]) -> None:
+        """Kafka holds these offsets: confirm the commit position they carry to the slot."""
+        config = self._config
+        if config is None or self._stream is None or not self._streaming_started:
+            return
+        if config.values.get("flush.lsn.source") is False:
+            return
+        best = 0
+        for _partition, offset in offsets:
+            lsn = offset.get("lsn_commit") or offset.get("lsn_proc")
+            if isinstance(lsn, int) and offset.get("snapshot") is None:
+                best = max(best, lsn)
+        if best > self._confirmed:
+            self._confirmed = best
+            self._stream.confirm(Lsn(best))
+            log.debug("confirmed LSN %s to slot %s", Lsn(best), config.slot_name)
+
+    async def stop(self) -> None:
+        self._stopping = True
+        if self._runner is not None:
+            self._runner.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._runner
+        await self._close_stream()
+        config = self._config
+        if config is not None and config.slot_drop_on_stop and self._sql is not None:
+            with contextlib.suppress(Exception):
+                await drop_slot_on_stop(self._sql, config)
+        if self._sql is not None:
+            with contextlib.suppress(Exception):
+                await self._sql.close()
+
+    async def _close_stream(self) -> None:
+        if self._stream is not None:
+            with contextlib.suppress(Exception):
+                await self._stream.stop(timeout=10)
+            self._stream = None
+        if self._replication is not None:
+            with contextlib.suppress(Exception):
+                await self._replication.close()
+            self._replication = None
+
+    # -- the pipeline -----------------------------------------------------------------------------------
+    async def _run(self, stored: StoredPosition | None) -> None:
+        assert self._queue is not None and self._config is not None
+        config = self._config
+        attempts = 0
+        try:
+            snapshot_needed = self._snapshot_needed(stored)
+            position = stored
+            while True:
+                try:
+                    position = await self._capture(position, snapshot_needed)
+                    return
+                except RetriableError as e:
+                    attempts += 1
+                    if config.errors_max_retries >= 0 and attempts > config.errors_max_retries:
+                        raise
+                    log.warning(
+                        "retriable error (%s); restarting in %d ms (attempt %d)",
+                        e,
+                        config.retriable_restart_connector_wait_ms,
+                        attempts,
+                    )
+                    await self._close_stream()
+                    await asyncio.sleep(config.retriable_restart_connector_wait_ms / 1000)
+                    snapshot_needed = snapshot_needed and self._last_stored_is_snapshot()
+                    position = self._resume_position or position
+        except asyncio.CancelledError:
+            raise
+        except BaseException as e:  # noqa: BLE001 - handed to poll(), which fails the task
+            log.error("PostgreSQL capture failed: %s", e)
+            self._queue.fail(e)
+
+    _resume_position: StoredPosition | None = None
+
+    def _last_stored_is_snapshot(self) -> bool:
+        return self._resume_position is None
+
+    def _snapshot_needed(self, stored: StoredPosition | None) -> bool:
+        config = self._config
+        assert config is not None
+        mode = config.snapshot_mode
+        pending = stored is None or stored.snapshot_in_progress
+        if mode is SnapshotMode.ALWAYS:
+            return True
+        if mode in (SnapshotMode.INITIAL, SnapshotMode.INITIAL_ONLY, SnapshotMode.WHEN_NEEDED):
+            return pending
+        if mode is SnapshotMode.CONFIGURATION_BASED:
+            return config.snapshot_data and pending
+        return False  # no_data (never)
+
+    def _streams(self) -> bool:
+        config = self._config
+        assert config is not None
+        if config.snapshot_mode is SnapshotMode.INITIAL_ONLY:
+            return False
+        if config.snapshot_mode is SnapshotMode.CONFIGURATION_BASED:
+            return config.snapshot_start_stream
+        return True
+
+    async def _connect_sql(self) -> psycopg.AsyncConnection[Any]:
+        config = self._config
+        assert config is not None
+        try:
+            conn = await psycopg.AsyncConnection.connect(conninfo(config), autocommit=True)
+        except psycopg.OperationalError as e:
+            raise RetriableError(f"Cannot connect to PostgreSQL at {config.hostname}:{config.port}: {e}") from e
+        for statement in config.initial_statements:
+            await conn.execute(statement)
+        return conn
+
+    async def _capture(self, stored: StoredPosition | None, snapshot_needed: bool) -> StoredPosition | None:
+        config = self._config
+        queue = self._queue
+        assert config is not None and queue is not None
+        if self._sql is None or self._sql.closed:
+            self._sql = await self._connect_sql()
+        sql_conn = self._sql
+        tables = await catalog.read_tables(sql_conn, self._tables.accepts)
+        self._tables_by_id = dict(tables)
+        self._schemas = {tid: TableSchema(t, self._builder) for tid, t in tables.items()}
+        if config.plugin_name is LogicalDecoder.PGOUTPUT:
+            await ensure_publication(sql_conn, config, sorted(tables))
+        await apply_replica_identities(sql_conn, config.replica_identity_autoset_values, sorted(tables))
+
+        streams = self._streams()
+        repl: ReplicationConnection | None = None
+        exported: str | None = None
+        consistent: int | None = None
+        if streams or snapshot_needed:
+            repl = await ReplicationConnection.connect(conninfo(config, replication=True))
+            self._replication = repl
+            ensured = await ensure_slot(
+                sql_conn,
+                repl,
+                config,
+                snapshot=SnapshotAction.EXPORT if snapshot_needed else SnapshotAction.NOEXPORT,
+            )
+            if ensured.created is not None:
+                exported = ensured.created.snapshot_name if snapshot_needed else None
+                consistent = int(ensured.created.consistent_point)
+
+        start_lsn: int | None = stored.resume_lsn if stored is not None and not snapshot_needed else None
+        if snapshot_needed:
+            if config.snapshot_delay_ms:
+                await asyncio.sleep(config.snapshot_delay_ms / 1000)
+            snap_conn = await self._connect_sql()
+            try:
+                order = sorted(self._schemas)
+                included = self._snapshot_tables(order)
+                result = await run_snapshot(
+                    snap_conn,
+                    [self._schemas[t] for t in included],
+                    exported_snapshot=exported,
+                    consistent_lsn=consistent,
+                    records=self._records,
+                    source=self._source_info,
+                    topic_for=self._naming.data_change_topic,
+                    emit=queue.put,
+                    settings=SnapshotSettings(
+                        lock_tables=config.snapshot_locking_mode.value == "shared",
+                        lock_timeout_ms=config.snapshot_lock_timeout_ms,
+                        select_overrides=self._select_overrides(),
+                    ),
+                )
+            finally:
+                await snap_conn.close()
+            start_lsn = result.lsn
+            stored = None
+        if not streams:
+            log.info("snapshot.mode=%s: not streaming", config.snapshot_mode.value)
+            return stored
+        assert repl is not None
+        await self._stream_from(repl, start_lsn, stored)
+        return stored
+
+    def _snapshot_tables(self, order: Sequence[TableId]) -> list[TableId]:
+        config = self._config
+        assert config is not None
+        wanted = config.snapshot_include_collection_list
+        if not wanted:
+            return list(order)
+        from connectors.relational.filters import RegexList
+
+        patterns = RegexList(",".join(wanted))
+        return [t for t in order if patterns.matches(str(t))]
+
+    def _select_overrides(self) -> dict[TableId, str]:
+        config = self._config
+        assert config is not None
+        out: dict[TableId, str] = {}
+        for name, statement in config.snapshot_select_statement_overrides.items():
+            with contextlib.suppress(ValueError):
+                out[TableId.parse(name)] = statement
+        return out
+
+    async def _schema_for(self, table_id: TableId, relation: pg.Relation) -> TableSchema | None:
+        if table_id.schema in SYSTEM_SCHEMAS or not self._tables.accepts(table_id):
+            return None
+        current = self._schemas.get(table_id)
+        names = tuple(c.name for c in relation.columns)
+        if (
+            current is not None
+            and all(current.table.column(n) is not None for n in names)
+            and len([c for c in current.table.columns if not c.generated]) == len(names)
+        ):
+            return current
+        assert self._sql is not None
+        table = await catalog.read_table(self._sql, table_id)
+        if table is None:
+            return None
+        self._tables_by_id[table_id] = table
+        schema = TableSchema(table, self._builder)
+        self._schemas[table_id] = schema
+        log.info("schema of %s refreshed (%d columns)", table_id, len(table.columns))
+        return schema
+
+    async def _heartbeat(self, offset: Mapping[str, Any]) -> None:
+        config = self._config
+        assert config is not None and self._queue is not None
+        record = SourceRecord(
+            self._partition,
+            dict(offset),
+            self._naming.heartbeat_topic(),
+            0,
+            md.HEARTBEAT_KEY_SCHEMA,
+            md.heartbeat_key(config.topic_prefix),
+            md.HEARTBEAT_VALUE_SCHEMA,
+            md.heartbeat_value(time.time_ns() // 1_000_000),
+        )
+        await self._queue.put(record)
+        if config.heartbeat_action_query and self._sql is not None:
+            try:
+                await self._sql.execute(config.heartbeat_action_query)
+            except psycopg.Error as e:
+                state = getattr(e, "sqlstate", None)
+                if state == "57P01":
+                    raise
+                if state == "57P03":
+                    raise RetriableError(f"heartbeat action query failed: {e}") from e
+                log.warning("heartbeat action query failed: %s", e)
+
+    async def _stream_from(
+        self, repl: ReplicationConnection, start_lsn: int | None, stored: StoredPosition | None
+    ) -> None:
+        config = self._config
+        queue = self._queue
+        assert config is not None and queue is not None
+        plugin = output_plugin(config, repl.server_version)
+        lsn = Lsn(start_lsn) if start_lsn is not None else Lsn(0)
+        stream = await retry_slot_operation(
+            lambda: repl.start_replication(
+                config.slot_name,
+                plugin,
+                start_lsn=lsn,
+                max_pending=max(2 * config.max_batch_size, 4096),
+                status_interval=config.status_update_interval_ms / 1000,
+            ),
+            config,
+            description="start streaming from the replication slot",
+        )
+        self._stream = stream
+        if start_lsn:
+            stream.confirm(Lsn(start_lsn))  # everything before the resume point is already in Kafka
+            self._confirmed = max(self._confirmed, start_lsn)
+        self._streaming_started = True
+        heartbeat_s = config.heartbeat_interval_ms / 1000
+        source = StreamingChangeSource(
+            queue=queue,
+            records=self._records,
+            source_info=self._source_info,
+            schema_for=self._schema_for,
+            topic_for=self._naming.data_change_topic,
+            transactions=TransactionMonitor(partition=self._partition, topic=self._naming.transaction_topic())
+            if config.provide_transaction_metadata
+            else None,
+            message_records=lambda **kw: message_record(self._partition, self._records.headers, **kw),
+            settings=StreamingSettings(
+                skipped_operations=config.skipped_operations,
+                message_filter=self._messages.includes,
+                message_topic=self._naming.message_topic(),
+                binary_message_content=_binary_content(config.binary_handling_mode.value),
+                heartbeat_interval_s=heartbeat_s,
+            ),
+            stored=stored,
+            heartbeat=self._heartbeat if heartbeat_s > 0 else None,
+        )
+        log.info("streaming from slot %s at %s", config.slot_name, lsn)
+        wait = min(heartbeat_s, 1.0) if heartbeat_s > 0 else 1.0
+        try:
+            while not self._stopping:
+                batch = await stream.read_batch(max_messages=config.max_batch_size, timeout=wait)
+                if batch:
+                    await source.handle_batch(batch)
+                    self._resume_position = StoredPosition.from_offset(source.last_offset)
+                else:
+                    await source.maybe_heartbeat()
+        except psycopg.OperationalError as e:
+            raise RetriableError(f"lost the replication connection: {e}") from e

@@ -1,0 +1,312 @@
+"""DATE, TIME, TIMETZ, TIMESTAMP and TIMESTAMPTZ (postgresql.md §6.1, §6.2).
+
+Text forms parsed (PostgreSQL's ISO DateStyle, any session TimeZone): `2024-01-02`, `0044-03-15 BC`,
+`infinity`; `10:15:30.123456`, `24:00:00`; `2018-06-20 15:13:16.945104[ BC]`; timestamptz with an offset
+`±HH[:MM[:SS]]` before the optional ` BC`; timetz `10:15:30.5+05:30`. Calendar arithmetic is proleptic
+Gregorian on integers (no datetime, no host time zone), so BC and far-future values are exact. TIMESTAMP is
+taken as UTC; TIMESTAMPTZ and TIMETZ are shifted to UTC by their own offset.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Final
+
+from connect_worker.api.schema import (
+    Schema,
+    Type,
+    date_schema,
+    time_schema,
+    timestamp_schema,
+)
+from connectors.postgres.value_converters._base import Factory, Mapping, TypeOptions, TypeSpec, bad_value
+
+MICROS_PER_SECOND: Final = 1_000_000
+MICROS_PER_DAY: Final = 86_400 * MICROS_PER_SECOND
+
+DATE_SCHEMA: Final = Schema(Type.INT32, name="io.debezium.time.Date", version=1)
+TIME_SCHEMA: Final = Schema(Type.INT32, name="io.debezium.time.Time", version=1)
+MICRO_TIME_SCHEMA: Final = Schema(Type.INT64, name="io.debezium.time.MicroTime", version=1)
+TIMESTAMP_SCHEMA: Final = Schema(Type.INT64, name="io.debezium.time.Timestamp", version=1)
+MICRO_TIMESTAMP_SCHEMA: Final = Schema(Type.INT64, name="io.debezium.time.MicroTimestamp", version=1)
+ZONED_TIMESTAMP_SCHEMA: Final = Schema(Type.STRING, name="io.debezium.time.ZonedTimestamp", version=1)
+ZONED_TIME_SCHEMA: Final = Schema(Type.STRING, name="io.debezium.time.ZonedTime", version=1)
+CONNECT_DATE_SCHEMA: Final = date_schema()
+CONNECT_TIME_SCHEMA: Final = time_schema()
+CONNECT_TIMESTAMP_SCHEMA: Final = timestamp_schema()
+
+# PostgreSQL's ±infinity as the PG JDBC driver (and so Debezium) represents them.
+TIMESTAMP_POS_INFINITY_MICROS: Final = 9_223_372_036_825_200_000
+TIMESTAMP_NEG_INFINITY_MICROS: Final = -9_223_372_036_832_400_000
+# Debezium maps date 'infinity' / '-infinity' to LocalDate -5877611-06-21 / -5877611-06-22.
+DATE_POS_INFINITY_DAYS: Final = -2_147_472_692
+DATE_NEG_INFINITY_DAYS: Final = -2_147_472_691
+
+DEFAULT_TIME_PRECISION: Final = 6
+
+
+def days_from_civil(year: int, month: int, day: int) -> int:
+    """Days since 1970-01-01 of a proleptic Gregorian date (astronomical year numbering: 1 BC = 0)."""
+    year -= month <= 2
+    era = year // 400
+    yoe = year - era * 400
+    doy = (153 * ((month + 9) % 12) + 2) // 5 + day - 1
+    doe = yoe * 365 + yoe // 4 - yoe // 100 + doy
+    return era * 146_097 + doe - 719_468
+
+
+def civil_from_days(days: int) -> tuple[int, int, int]:
+    """The inverse of `days_from_civil`."""
+    z = days + 719_468
+    era = z // 146_097
+    doe = z - era * 146_097
+    yoe = (doe - doe // 1460 + doe // 36_524 - doe // 146_096) // 365
+    doy = doe - (365 * yoe + yoe // 4 - yoe // 100)
+    mp = (5 * doy + 2) // 153
+    day = doy - (153 * mp + 2) // 5 + 1
+    month = mp + 3 if mp < 10 else mp - 9
+    return yoe + era * 400 + (month <= 2), month, day
+
+
+def _split_era(text: str) -> tuple[str, bool]:
+    if text.endswith(" BC"):
+        return text[:-3], True
+    return text, False
+
+
+def _date_days(text: str, bc: bool) -> int:
+    first = text.find("-", 1)
+    second = text.find("-", first + 1)
+    if first < 0 or second < 0:
+        raise bad_value("date", text)
+    year = int(text[:first])
+    if bc:
+        year = 1 - year
+    return days_from_civil(year, int(text[first + 1 : second]), int(text[second + 1 :]))
+
+
+def parse_date_days(text: str) -> int:
+    """`2024-01-02` / `0044-03-15 BC` / `±infinity` → days since the epoch."""
+    if text == "infinity":
+        return DATE_POS_INFINITY_DAYS
+    if text == "-infinity":
+        return DATE_NEG_INFINITY_DAYS
+    body, bc = _split_era(text)
+    try:
+        return _date_days(body, bc)
+    except ValueError:
+        raise bad_value("date", text) from None
+
+
+def _fraction_micros(frac: str) -> int:
+    """Digits after the decimal point as microseconds (truncated beyond 6 digits)."""
+    if not frac:
+        return 0
+    return int((frac + "000000")[:6])
+
+
+def parse_time_micros(text: str) -> int:
+    """`HH:MM[:SS[.ffffff]]` (hour up to 24) → microseconds past midnight."""
+    try:
+        hour = int(text[0:2])
+        minute = int(text[3:5])
+        second = int(text[6:8]) if len(text) > 5 else 0
+        micros = _fraction_micros(text[9:]) if len(text) > 9 else 0
+    except ValueError:
+        raise bad_value("time", text) from None
+    if text[2] != ":":
+        raise bad_value("time", text)
+    return ((hour * 60 + minute) * 60 + second) * MICROS_PER_SECOND + micros
+
+
+def parse_timestamp_micros(text: str) -> int:
+    """A TIMESTAMP's text as microseconds since the epoch, the wall-clock time taken as UTC."""
+    if text == "infinity":
+        return TIMESTAMP_POS_INFINITY_MICROS
+    if text == "-infinity":
+        return TIMESTAMP_NEG_INFINITY_MICROS
+    body, bc = _split_era(text)
+    space = body.find(" ")
+    try:
+        if space < 0:
+            return _date_days(body, bc) * MICROS_PER_DAY
+        days = _date_days(body[:space], bc)
+    except ValueError:
+        raise bad_value("timestamp", text) from None
+    return days * MICROS_PER_DAY + parse_time_micros(body[space + 1 :])
+
+
+def _offset_seconds(text: str) -> int:
+    """`+HH`, `-HH:MM`, `+HH:MM:SS` or `+HHMM` → seconds east of UTC."""
+    sign = -1 if text[0] == "-" else 1
+    body = text[1:]
+    if ":" in body:
+        parts = body.split(":")
+        seconds = int(parts[0]) * 3600 + int(parts[1]) * 60
+        if len(parts) > 2:
+            seconds += int(parts[2])
+    elif len(body) == 4:
+        seconds = int(body[:2]) * 3600 + int(body[2:]) * 60
+    else:
+        seconds = int(body) * 3600
+    return sign * seconds
+
+
+def _split_time_offset(text: str) -> tuple[str, int]:
+    """Split `HH:MM:SS[.ffffff]±offset` (offset optional, then UTC) into the time and the offset seconds."""
+    i = 8
+    n = len(text)
+    if i < n and text[i] == ".":
+        i += 1
+        while i < n and text[i].isdigit():
+            i += 1
+    if i >= n:
+        return text, 0
+    if text[i] == "Z":
+        return text[:i], 0
+    return text[:i], _offset_seconds(text[i:])
+
+
+def parse_timestamptz_micros(text: str) -> int | str:
+    """A TIMESTAMPTZ's text as UTC microseconds since the epoch, or `infinity` / `-infinity` unchanged."""
+    if text == "infinity" or text == "-infinity":
+        return text
+    body, bc = _split_era(text)
+    space = body.find(" ")
+    try:
+        if space < 0:
+            return _date_days(body, bc) * MICROS_PER_DAY
+        days = _date_days(body[:space], bc)
+        clock, offset = _split_time_offset(body[space + 1 :])
+    except (ValueError, IndexError):
+        raise bad_value("timestamptz", text) from None
+    return days * MICROS_PER_DAY + parse_time_micros(clock) - offset * MICROS_PER_SECOND
+
+
+def _iso_year(year: int) -> str:
+    """ISO_LOCAL_DATE's year: 4 digits zero-padded, `+` beyond 9999, `-` before year 0."""
+    if 0 <= year <= 9999:
+        return f"{year:04d}"
+    if year > 9999:
+        return f"+{year}"
+    return f"-{-year:04d}"
+
+
+def _fraction(micros: int, width: int | None) -> str:
+    if width is not None and 0 < width <= 9:
+        digits = f"{micros:06d}"
+        return "." + (digits[:width] if width <= 6 else digits + "0" * (width - 6))
+    if micros == 0:
+        return ""
+    return "." + f"{micros:06d}".rstrip("0")
+
+
+def format_zoned_timestamp(utc_micros: int, width: int | None) -> str:
+    """ZonedTimestamp.toIsoString of a UTC instant with `width` fractional digits (None/0: 0-9 as needed)."""
+    days, tod = divmod(utc_micros, MICROS_PER_DAY)
+    year, month, day = civil_from_days(days)
+    seconds, micros = divmod(tod, MICROS_PER_SECOND)
+    hour, rest = divmod(seconds, 3600)
+    minute, second = divmod(rest, 60)
+    return f"{_iso_year(year)}-{month:02d}-{day:02d}T{hour:02d}:{minute:02d}:{second:02d}{_fraction(micros, width)}Z"
+
+
+def format_zoned_time(micros_of_day: int) -> str:
+    """ISO_OFFSET_TIME of a UTC time: `HH:MM:SS[.f]Z`, fraction without trailing zeros."""
+    seconds, micros = divmod(micros_of_day, MICROS_PER_SECOND)
+    hour, rest = divmod(seconds, 3600)
+    minute, second = divmod(rest, 60)
+    return f"{hour:02d}:{minute:02d}:{second:02d}{_fraction(micros, None)}Z"
+
+
+def parse_timetz(text: str) -> str:
+    """A TIMETZ's text → ZonedTime string in UTC (`24:00:00+00` stays the end-of-day boundary)."""
+    try:
+        clock, offset = _split_time_offset(text)
+        local = parse_time_micros(clock)
+    except (ValueError, IndexError):
+        raise bad_value("timetz", text) from None
+    if local == MICROS_PER_DAY and offset == 0:
+        return "24:00:00Z"
+    return format_zoned_time((local - offset * MICROS_PER_SECOND) % MICROS_PER_DAY)
+
+
+# -- Connect-mode values (java.util.Date in Java; datetime here where Python can represent it) --------
+_EPOCH: Final = dt.datetime(1970, 1, 1)
+_MIN_DAYS: Final = days_from_civil(1, 1, 1)
+_MAX_DAYS: Final = days_from_civil(9999, 12, 31)
+
+
+def connect_date(days: int) -> dt.date | int:
+    if _MIN_DAYS <= days <= _MAX_DAYS:
+        return dt.date.fromordinal(days - _MIN_DAYS + 1)
+    return days
+
+
+def connect_time(micros_of_day: int) -> dt.time | int:
+    millis = micros_of_day // 1000
+    if millis >= 86_400_000:
+        return millis
+    seconds, ms = divmod(millis, 1000)
+    return dt.time(seconds // 3600, seconds // 60 % 60, seconds % 60, ms * 1000)
+
+
+def connect_timestamp(micros: int) -> dt.datetime | int:
+    millis = micros // 1000
+    days = millis // 86_400_000
+    if _MIN_DAYS <= days <= _MAX_DAYS:
+        return _EPOCH + dt.timedelta(milliseconds=millis)
+    return millis
+
+
+# -- factories -------------------------------------------------------------------------------------
+def time_precision(spec: TypeSpec) -> int:
+    return spec.scale if spec.scale is not None else DEFAULT_TIME_PRECISION
+
+
+def _date(spec: TypeSpec, options: TypeOptions) -> Mapping:
+    if options.time_precision_mode == "connect":
+        return Mapping(CONNECT_DATE_SCHEMA, lambda text: connect_date(parse_date_days(text)))
+    return Mapping(DATE_SCHEMA, parse_date_days)
+
+
+def _time(spec: TypeSpec, options: TypeOptions) -> Mapping:
+    mode = options.time_precision_mode
+    if mode == "connect":
+        return Mapping(CONNECT_TIME_SCHEMA, lambda text: connect_time(parse_time_micros(text)))
+    if mode == "adaptive" and time_precision(spec) <= 3:
+        return Mapping(TIME_SCHEMA, lambda text: parse_time_micros(text) // 1000)
+    return Mapping(MICRO_TIME_SCHEMA, parse_time_micros)
+
+
+def _timestamp(spec: TypeSpec, options: TypeOptions) -> Mapping:
+    if options.time_precision_mode == "connect":
+        return Mapping(CONNECT_TIMESTAMP_SCHEMA, lambda text: connect_timestamp(parse_timestamp_micros(text)))
+    if time_precision(spec) <= 3:
+        return Mapping(TIMESTAMP_SCHEMA, lambda text: parse_timestamp_micros(text) // 1000)
+    return Mapping(MICRO_TIMESTAMP_SCHEMA, parse_timestamp_micros)
+
+
+def _timestamptz(spec: TypeSpec, options: TypeOptions) -> Mapping:
+    width = time_precision(spec)
+
+    def convert(text: str) -> str:
+        micros = parse_timestamptz_micros(text)
+        if isinstance(micros, str):
+            return micros
+        return format_zoned_timestamp(micros, width)
+
+    return Mapping(ZONED_TIMESTAMP_SCHEMA, convert)
+
+
+def _timetz(spec: TypeSpec, options: TypeOptions) -> Mapping:
+    return Mapping(ZONED_TIME_SCHEMA, parse_timetz)
+
+
+BUILTIN: Final[dict[str, Factory]] = {
+    "date": _date,
+    "time": _time,
+    "timetz": _timetz,
+    "timestamp": _timestamp,
+    "timestamptz": _timestamptz,
+}

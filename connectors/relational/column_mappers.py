@@ -1,0 +1,367 @@
+"""Column mappers: Debezium's `column.*` value and schema shaping rules (io.debezium.relational.mapping).
+
+Properties read from the connector config:
+
+* `column.truncate.to.<L>.chars` - values longer than L are cut to L. As in Debezium's `TruncateColumn`, strings
+  and byte values are cut, and the field schema gets `truncateLength=<L>`, but only when truncation is possible
+  (the column length is unknown or greater than L); otherwise the column is left alone.
+* `column.mask.with.<L>.chars` - character values become L `*` characters (L=0: the empty string).
+* `column.mask.hash.<ALG>.with.salt.<SALT>` (v1) and `column.mask.hash.v2.<ALG>.with.salt.<SALT>` (v2) - character
+  values become the lower-case hex digest of `salt bytes + value bytes`, cut to the column length when the column
+  has a positive length. v1 hashes the Java serialisation of the `java.lang.String`, v2 its UTF-8 bytes.
+  Masking (fixed or hashed) adds the schema parameter `masked=true`.
+* `column.propagate.source.type` (regexes over `schema.table.column`) and `datatype.propagate.source.type`
+  (regexes over `schema.table.<type name>`, Debezium 2.x/3.x's fully-qualified form) add
+  `__debezium.source.column.type` (upper-case type name), `.length` and `.scale` (when set), `.comment` (when
+  not empty) and `.name` (the original column name).
+
+Every pattern list is a comma-separated list of anchored, case-insensitive Java regexes (see filters.py).
+As in Debezium's `ColumnMappers.mapperFor`, **the first rule that matches a column wins** (one mapper per
+column); rules are tried in this order: truncate, mask, column propagation, datatype propagation, hash v1,
+hash v2 - and properties of one kind in the iteration order of a Java HashMap of the config (Debezium reads
+them from its `Configuration` map).
+
+Decisions where Debezium's behaviour is a Java detail:
+
+* Lengths count **UTF-16 code units** (Java's `String.length()`): a non-BMP character counts 2. Where Java's
+  `substring` would split a surrogate pair, the whole character is dropped instead (Java would emit a lone
+  surrogate, which no UTF-8 encoder writes faithfully).
+* "Character column": Debezium masks/hashes only columns whose JDBC type is CHAR/VARCHAR/LONGVARCHAR/CLOB/NCHAR/
+  NVARCHAR/LONGNVARCHAR/NCLOB/DATALINK. The relational model has no JDBC type, so a connector passes
+  `is_character_column`; without it, a value is masked/hashed when it is a `str` at run time (i.e. the field
+  is a Connect STRING), which also masks e.g. json/uuid columns that Debezium would leave alone.
+* Debezium's fixed mask also turns a null of a character column into the mask; `value` does the same when it is
+  called with None for a column known to be character (`is_character_column` given), and keeps None otherwise.
+* Salts and v2 values are encoded as UTF-8 (`String.getBytes()` with Java 18+'s default charset).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import re
+import struct
+from collections.abc import Callable, Mapping
+from typing import Any, Final
+
+from connect_worker.api.errors import ConfigError
+from connect_worker.api.javacompat import java_hashmap_order
+from connect_worker.api.schema import Schema
+from connectors.relational.filters import JavaRegexError, RegexList, is_blank
+from connectors.relational.table import Column, TableId
+
+__all__ = [
+    "COLUMN_NAME_PARAMETER",
+    "COLUMN_TYPE_PARAMETER",
+    "ColumnMapper",
+    "ColumnMappers",
+    "java_serialized_string",
+    "java_utf16_length",
+    "truncate_utf16",
+]
+
+MASKED_PARAMETER: Final = "masked"
+TRUNCATE_LENGTH_PARAMETER: Final = "truncateLength"
+COLUMN_TYPE_PARAMETER: Final = "__debezium.source.column.type"
+COLUMN_LENGTH_PARAMETER: Final = "__debezium.source.column.length"
+COLUMN_SCALE_PARAMETER: Final = "__debezium.source.column.scale"
+COLUMN_COMMENT_PARAMETER: Final = "__debezium.source.column.comment"
+COLUMN_NAME_PARAMETER: Final = "__debezium.source.column.name"
+
+_TRUNCATE_KEY: Final = re.compile(r"column\.truncate\.to\.([0-9]+)\.chars")
+_MASK_KEY: Final = re.compile(r"column\.mask\.with\.([0-9]+)\.chars")
+_JAVA_DOT: Final = "[^\n\r\x85\u2028\u2029]"
+_HASH_V1_KEY: Final = re.compile(rf"column\.mask\.hash\.([^.]+)\.with\.salt\.({_JAVA_DOT}+)")
+_HASH_V2_KEY: Final = re.compile(rf"column\.mask\.hash\.v2\.([^.]+)\.with\.salt\.({_JAVA_DOT}+)")
+COLUMN_PROPAGATE: Final = "column.propagate.source.type"
+DATATYPE_PROPAGATE: Final = "datatype.propagate.source.type"
+_INT_MAX: Final = 2**31 - 1
+
+# Java MessageDigest standard names (case-insensitive, with the SUN provider's aliases) → hashlib names
+_DIGESTS: Final[dict[str, str]] = {
+    "MD5": "md5",
+    "SHA-1": "sha1",
+    "SHA": "sha1",
+    "SHA1": "sha1",
+    "SHA-224": "sha224",
+    "SHA224": "sha224",
+    "SHA-256": "sha256",
+    "SHA256": "sha256",
+    "SHA-384": "sha384",
+    "SHA384": "sha384",
+    "SHA-512": "sha512",
+    "SHA512": "sha512",
+    "SHA-512/224": "sha512_224",
+    "SHA512/224": "sha512_224",
+    "SHA-512/256": "sha512_256",
+    "SHA512/256": "sha512_256",
+    "SHA3-224": "sha3_224",
+    "SHA3-256": "sha3_256",
+    "SHA3-384": "sha3_384",
+    "SHA3-512": "sha3_512",
+}
+
+
+# -- Java string details ----------------------------------------------------------------------------------
+def java_utf16_length(s: str) -> int:
+    """`String.length()`: UTF-16 code units."""
+    if s.isascii():
+        return len(s)
+    return len(s) + sum(1 for c in s if ord(c) > 0xFFFF)
+
+
+def truncate_utf16(s: str, max_units: int) -> str:
+    """`s` cut to at most `max_units` UTF-16 code units, never splitting a surrogate pair."""
+    if len(s) <= max_units // 2 or (len(s) <= max_units and s.isascii()):
+        return s
+    units = 0
+    for i, c in enumerate(s):
+        units += 2 if ord(c) > 0xFFFF else 1
+        if units > max_units:
+            return s[:i]
+    return s
+
+
+def _modified_utf8(s: str) -> bytes:
+    if s.isascii() and "\x00" not in s:
+        return s.encode("ascii")
+    out = bytearray()
+    raw = s.encode("utf-16-be", "surrogatepass")
+    for i in range(0, len(raw), 2):
+        u = (raw[i] << 8) | raw[i + 1]
+        if 0 < u < 0x80:
+            out.append(u)
+        elif u < 0x800:
+            out += bytes((0xC0 | (u >> 6), 0x80 | (u & 0x3F)))
+        else:
+            out += bytes((0xE0 | (u >> 12), 0x80 | ((u >> 6) & 0x3F), 0x80 | (u & 0x3F)))
+    return bytes(out)
+
+
+_STREAM_HEADER: Final = b"\xac\xed\x00\x05"
+
+
+def java_serialized_string(s: str) -> bytes:
+    """The bytes `new ObjectOutputStream(bos).writeObject(s)` produces for a `java.lang.String`: stream header
+    `AC ED 00 05`, then TC_STRING `74` + u16 length + modified UTF-8, or TC_LONGSTRING `7C` + u64 length for
+    more than 65535 bytes."""
+    body = _modified_utf8(s)
+    if len(body) <= 0xFFFF:
+        return _STREAM_HEADER + b"\x74" + struct.pack(">H", len(body)) + body
+    return _STREAM_HEADER + b"\x7c" + struct.pack(">Q", len(body)) + body
+
+
+# -- mappers ---------------------------------------------------------------------------------------------
+@dataclasses.dataclass(frozen=True, slots=True)
+class ColumnMapper:
+    """The shaping of one column: extra field-schema parameters and an optional value function.
+
+    `value` takes the converted Connect value (a `str` for character columns) and returns the mapped value;
+    it passes through values it does not apply to. None when the mapper only changes the schema.
+    """
+
+    kind: str
+    parameters: tuple[tuple[str, str], ...] = ()
+    value: Callable[[Any], Any] | None = None
+
+    def schema(self, field_schema: Schema) -> Schema:
+        """The field schema with this mapper's parameters added after the existing ones."""
+        if not self.parameters:
+            return field_schema
+        params = dict(field_schema.parameters or {})
+        params.update(self.parameters)
+        return field_schema.with_(parameters=params)
+
+
+def _truncator(max_units: int) -> Callable[[Any], Any]:
+    def truncate(v: Any) -> Any:
+        if v.__class__ is str:
+            return truncate_utf16(v, max_units)
+        if isinstance(v, (bytes, bytearray, memoryview)) and len(v) > max_units:
+            return bytes(v[:max_units])
+        return v
+
+    return truncate
+
+
+def _masker(mask: str, *, mask_null: bool, character_known: bool) -> Callable[[Any], Any]:
+    if character_known:
+
+        def mask_any(v: Any) -> Any:
+            return mask if (v is not None or mask_null) else v
+
+        return mask_any
+
+    def mask_str(v: Any) -> Any:
+        return mask if isinstance(v, str) else v
+
+    return mask_str
+
+
+def _hasher(algorithm: str, salt: bytes, v2: bool, cut: int | None) -> Callable[[Any], Any]:
+    base = hashlib.new(algorithm)
+    base.update(salt)
+
+    def hash_value(v: Any) -> Any:
+        if not isinstance(v, str):
+            return v
+        h = base.copy()
+        h.update(v.encode("utf-8", "surrogatepass") if v2 else java_serialized_string(v))
+        digest = h.hexdigest()
+        return digest[:cut] if cut is not None else digest
+
+    return hash_value
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class _Rule:
+    kind: str  # truncate | mask | propagate | hash
+    patterns: RegexList
+    by_datatype: bool = False
+    length: int = 0
+    algorithm: str = ""
+    salt: bytes = b""
+    v2: bool = False
+
+
+class ColumnMappers:
+    """All column rules of a connector. `mapper_for(table_id, column)` is computed once per column and cached."""
+
+    def __init__(self, rules: list[_Rule], *, is_character_column: Callable[[Column], bool] | None = None) -> None:
+        self._rules = tuple(rules)
+        self._is_character = is_character_column
+        self._cache: dict[tuple[TableId, Column], ColumnMapper | None] = {}
+
+    @property
+    def is_empty(self) -> bool:
+        return not self._rules
+
+    @classmethod
+    def from_config(
+        cls,
+        props: Mapping[str, str],
+        *,
+        is_character_column: Callable[[Column], bool] | None = None,
+    ) -> ColumnMappers:
+        """Build the rules from the raw connector config. Raises ConfigError naming the first bad property."""
+        rules, problems = _parse(props)
+        if problems:
+            key, message = next(iter(problems.items()))
+            raise ConfigError(message[0], name=key)
+        return cls(rules, is_character_column=is_character_column)
+
+    @staticmethod
+    def problems(props: Mapping[str, str]) -> dict[str, list[str]]:
+        """Every problem with the column mapper properties, by key (for a connector's validate())."""
+        return _parse(props)[1]
+
+    def mapper_for(self, table_id: TableId, column: Column) -> ColumnMapper | None:
+        key = (table_id, column)
+        try:
+            return self._cache[key]
+        except KeyError:
+            pass
+        mapper = self._build(table_id, column)
+        self._cache[key] = mapper
+        return mapper
+
+    __call__ = mapper_for
+
+    def _build(self, table_id: TableId, column: Column) -> ColumnMapper | None:
+        by_name = f"{table_id}.{column.name}"
+        by_type = f"{table_id}.{column.type.name}"
+        for rule in self._rules:
+            if rule.patterns.matches(by_type if rule.by_datatype else by_name):
+                return self._create(rule, column)
+        return None
+
+    def _character(self, column: Column) -> bool | None:
+        return None if self._is_character is None else self._is_character(column)
+
+    def _create(self, rule: _Rule, column: Column) -> ColumnMapper | None:
+        if rule.kind == "truncate":
+            if column.length is not None and 0 <= column.length <= rule.length:
+                return None
+            return ColumnMapper("truncate", ((TRUNCATE_LENGTH_PARAMETER, str(rule.length)),), _truncator(rule.length))
+        if rule.kind == "propagate":
+            return ColumnMapper("propagate", _propagated_parameters(column))
+        masked = ((MASKED_PARAMETER, "true"),)
+        character = self._character(column)
+        if character is False:
+            return ColumnMapper(rule.kind, masked)
+        if rule.kind == "mask":
+            mask = "*" * rule.length
+            return ColumnMapper("mask", masked, _masker(mask, mask_null=True, character_known=character is True))
+        cut = column.length if column.length is not None and column.length > 0 else None
+        return ColumnMapper("hash", masked, _hasher(rule.algorithm, rule.salt, rule.v2, cut))
+
+
+def _propagated_parameters(column: Column) -> tuple[tuple[str, str], ...]:
+    params = [(COLUMN_TYPE_PARAMETER, column.type_name)]
+    if column.length is not None:
+        params.append((COLUMN_LENGTH_PARAMETER, str(column.length)))
+    if column.scale is not None:
+        params.append((COLUMN_SCALE_PARAMETER, str(column.scale)))
+    if column.comment:
+        params.append((COLUMN_COMMENT_PARAMETER, column.comment))
+    params.append((COLUMN_NAME_PARAMETER, column.name))
+    return tuple(params)
+
+
+def _parse(props: Mapping[str, str]) -> tuple[list[_Rule], dict[str, list[str]]]:
+    problems: dict[str, list[str]] = {}
+    # the order of a java.util.HashMap holding the whole config (approximates Debezium's Configuration map)
+    ordered = [k for k in java_hashmap_order(dict(props)) if k.startswith(("column.", "datatype."))]
+
+    def patterns(key: str) -> RegexList | None:
+        value = props[key]
+        if is_blank(value):
+            return None
+        try:
+            return RegexList(value)
+        except JavaRegexError as e:
+            problems.setdefault(key, []).append(f"Invalid value {value} for configuration {key}: {e}")
+            return None
+
+    truncates: list[_Rule] = []
+    masks: list[_Rule] = []
+    propagates: list[_Rule] = []
+    hashes_v1: list[_Rule] = []
+    hashes_v2: list[_Rule] = []
+    for key in ordered:
+        m = _TRUNCATE_KEY.fullmatch(key) or _MASK_KEY.fullmatch(key)
+        if m is not None:
+            length = int(m.group(1))
+            if length > _INT_MAX:
+                problems.setdefault(key, []).append(f"The length in {key} is not a valid Java int")
+                continue
+            pats = patterns(key)
+            if pats is not None:
+                target = truncates if m.re is _TRUNCATE_KEY else masks
+                target.append(_Rule("truncate" if m.re is _TRUNCATE_KEY else "mask", pats, length=length))
+            continue
+        if key in (COLUMN_PROPAGATE, DATATYPE_PROPAGATE):
+            pats = patterns(key)
+            if pats is not None:
+                propagates.append(_Rule("propagate", pats, by_datatype=key == DATATYPE_PROPAGATE))
+            continue
+        hm = _HASH_V2_KEY.fullmatch(key)
+        v2 = hm is not None
+        if hm is None:
+            hm = _HASH_V1_KEY.fullmatch(key)
+        if hm is None:
+            continue
+        algorithm = _DIGESTS.get(hm.group(1).upper())
+        if algorithm is None or algorithm not in hashlib.algorithms_available:
+            problems.setdefault(key, []).append(
+                f"{hm.group(1)} MessageDigest not available (configuration {key}); "
+                f"supported: {', '.join(sorted(set(_DIGESTS) - {'SHA', 'SHA1'}))}"
+            )
+            continue
+        pats = patterns(key)
+        if pats is not None:
+            rule = _Rule("hash", pats, algorithm=algorithm, salt=hm.group(2).encode("utf-8"), v2=v2)
+            (hashes_v2 if v2 else hashes_v1).append(rule)
+    # column.propagate before datatype.propagate, as Debezium registers them
+    propagates.sort(key=lambda r: r.by_datatype)
+    return [*truncates, *masks, *propagates, *hashes_v1, *hashes_v2], problems

@@ -1,0 +1,139 @@
+"""Change records in Debezium's shape: c/u/d/r/t envelopes, tombstones, primary-key changes as
+delete + tombstone + create with __debezium.oldkey/newkey headers, and the context headers."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from typing import Any
+
+from connect_worker.api import Header, SourceRecord, Struct
+from connect_worker.api.schema import STRING_SCHEMA
+from connectors.relational.schema_builder import TableSchema
+
+OLDKEY_HEADER = "__debezium.oldkey"
+NEWKEY_HEADER = "__debezium.newkey"
+
+
+def context_headers(logical_name: str, task_id: str, connector: str, run_id: str) -> tuple[Header, ...]:
+    """The `__debezium.context.*` headers every data record carries (extended.headers.enabled)."""
+    return (
+        Header("__debezium.context.connectorLogicalName", STRING_SCHEMA, logical_name),
+        Header("__debezium.context.taskId", STRING_SCHEMA, task_id),
+        Header("__debezium.context.connectorName", STRING_SCHEMA, connector),
+        Header("__debezium.context.runId", STRING_SCHEMA, run_id),
+    )
+
+
+class RecordFactory:
+    """Builds the SourceRecords of one connector task."""
+
+    def __init__(
+        self,
+        *,
+        partition: Mapping[str, Any],
+        headers: tuple[Header, ...],
+        tombstones_on_delete: bool,
+    ) -> None:
+        self.partition = partition
+        self.headers = headers
+        self.tombstones = tombstones_on_delete
+
+    @staticmethod
+    def _now() -> tuple[int, int, int]:
+        ns = time.time_ns()
+        return ns // 1_000_000, ns // 1000, ns
+
+    def _envelope(
+        self, ts: TableSchema, before: Struct | None, after: Struct | None, source: Struct, tx: Struct | None, op: str
+    ) -> Struct:
+        ms, us, ns = self._now()
+        return Struct.of(ts.envelope_schema, (before, after, source, tx, op, ms, us, ns))
+
+    def _record(
+        self,
+        ts: TableSchema,
+        topic: str,
+        key: Struct | None,
+        value: Struct | None,
+        offset: Mapping[str, Any],
+        headers: tuple[Header, ...] | None = None,
+    ) -> SourceRecord:
+        return SourceRecord(
+            self.partition,
+            offset,
+            topic,
+            None,
+            ts.key_schema if key is not None else None,
+            key,
+            ts.envelope_schema if value is not None else None,
+            value,
+            None,
+            self.headers if headers is None else headers,
+        )
+
+    def read_or_create(
+        self,
+        ts: TableSchema,
+        topic: str,
+        op: str,
+        key: Struct | None,
+        after: Struct,
+        source: Struct,
+        tx: Struct | None,
+        offset: Mapping[str, Any],
+    ) -> SourceRecord:
+        return self._record(ts, topic, key, self._envelope(ts, None, after, source, tx, op), offset)
+
+    def update(
+        self,
+        ts: TableSchema,
+        topic: str,
+        old_key: Struct | None,
+        key: Struct | None,
+        before: Struct | None,
+        after: Struct,
+        source: Struct,
+        tx: Struct | None,
+        offset: Mapping[str, Any],
+    ) -> list[SourceRecord]:
+        if old_key is None or old_key == key:
+            return [self._record(ts, topic, key, self._envelope(ts, before, after, source, tx, "u"), offset)]
+        # the key changed: delete (+ tombstone) on the old key, create on the new one
+        out = self.delete(
+            ts, topic, old_key, before, source, tx, offset, extra=(Header(NEWKEY_HEADER, ts.key_schema, key),)
+        )
+        out.append(
+            self._record(
+                ts,
+                topic,
+                key,
+                self._envelope(ts, None, after, source, tx, "c"),
+                offset,
+                (*self.headers, Header(OLDKEY_HEADER, ts.key_schema, old_key)),
+            )
+        )
+        return out
+
+    def delete(
+        self,
+        ts: TableSchema,
+        topic: str,
+        key: Struct | None,
+        before: Struct | None,
+        source: Struct,
+        tx: Struct | None,
+        offset: Mapping[str, Any],
+        *,
+        extra: tuple[Header, ...] = (),
+    ) -> list[SourceRecord]:
+        headers = (*self.headers, *extra) if extra else self.headers
+        out = [self._record(ts, topic, key, self._envelope(ts, before, None, source, tx, "d"), offset, headers)]
+        if self.tombstones and key is not None:
+            out.append(self._record(ts, topic, key, None, offset, headers))
+        return out
+
+    def truncate(
+        self, ts: TableSchema, topic: str, source: Struct, tx: Struct | None, offset: Mapping[str, Any]
+    ) -> SourceRecord:
+        return self._record(ts, topic, None, self._envelope(ts, None, None, source, tx, "t"), offset)

@@ -1,0 +1,210 @@
+"""Table → Connect schemas and precompiled row converters (Debezium's TableSchemaBuilder).
+
+Built once per table (and again when the table changes), never per event. A row arrives as a tuple of
+source values in some column order (a pgoutput Relation's, a snapshot SELECT's); `row_converter(order)`
+compiles, once per order, the functions that turn such a tuple into the key and value Structs.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
+
+from connect_worker.api import Schema, Struct, Type
+from connect_worker.api.schema import NO_DEFAULT, struct_schema
+from connectors.relational.table import Column, Table, TableId
+
+ENVELOPE_VERSION = 2
+
+
+class ColumnConverter(Protocol):
+    """What the type registry gives for a column: its field schema and a text-to-value function."""
+
+    @property
+    def schema(self) -> Schema: ...
+
+    @property
+    def from_text(self) -> Callable[[str], Any]: ...
+
+
+class ColumnMapper(Protocol):
+    """A column.* shaping rule (mask, truncate, hash, propagate source type)."""
+
+    def schema(self, field_schema: Schema) -> Schema: ...
+
+    @property
+    def value(self) -> Callable[[Any], Any] | None: ...
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class SchemaBuilderSettings:
+    topic_prefix: str
+    converter_for: Callable[[Column], ColumnConverter | None]
+    mapper_for: Callable[[TableId, Column], ColumnMapper | None]
+    key_columns_for: Callable[[TableId], tuple[str, ...] | None]
+    column_included: Callable[[TableId, str], bool]
+    adjust_schema_name: Callable[[str], str]
+    adjust_field_name: Callable[[str], str]
+    source_schema: Schema
+    transaction_schema: Schema
+    unavailable_placeholder: str = "__debezium_unavailable_value"
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class _Field:
+    name: str
+    column: str
+    schema: Schema
+    convert: Callable[[str], Any]
+    map_value: Callable[[Any], Any] | None
+    placeholder: Any
+
+
+RowFn = Callable[[Sequence[Any]], Any]
+
+
+class TableSchema:
+    """Schemas of one table's events, and compiled converters from source rows."""
+
+    def __init__(self, table: Table, settings: SchemaBuilderSettings) -> None:
+        self.table = table
+        self.id = table.id
+        base = settings.adjust_schema_name(f"{settings.topic_prefix}.{table.id.schema}.{table.id.table}")
+        value_fields: list[_Field] = []
+        by_column: dict[str, _Field] = {}
+        for col in table.columns:
+            conv = settings.converter_for(col)
+            if conv is None:
+                continue
+            mapper = settings.mapper_for(table.id, col)
+            schema = mapper.schema(conv.schema) if mapper is not None else conv.schema
+            field = _Field(
+                settings.adjust_field_name(col.name),
+                col.name,
+                schema,
+                conv.from_text,
+                mapper.value if mapper is not None else None,
+                _placeholder(schema, settings.unavailable_placeholder),
+            )
+            by_column[col.name] = field
+            if settings.column_included(table.id, col.name):
+                value_fields.append(field)
+        key_names = settings.key_columns_for(table.id) or table.primary_key
+        self.key_fields: tuple[_Field, ...] = tuple(by_column[n] for n in key_names if n in by_column)
+        self.value_fields: tuple[_Field, ...] = tuple(value_fields)
+        self.key_schema: Schema | None = (
+            struct_schema([(f.name, _required(f.schema)) for f in self.key_fields], name=base + ".Key")
+            if self.key_fields
+            else None
+        )
+        self.value_schema = struct_schema(
+            [(f.name, f.schema) for f in self.value_fields], name=base + ".Value", optional=True
+        )
+        self.envelope_schema = struct_schema(
+            [
+                ("before", self.value_schema),
+                ("after", self.value_schema),
+                ("source", settings.source_schema),
+                ("transaction", settings.transaction_schema),
+                ("op", Schema(Type.STRING)),
+                ("ts_ms", Schema(Type.INT64, optional=True)),
+                ("ts_us", Schema(Type.INT64, optional=True)),
+                ("ts_ns", Schema(Type.INT64, optional=True)),
+            ],
+            name=base + ".Envelope",
+            version=ENVELOPE_VERSION,
+        )
+        self._compiled: dict[tuple[str, ...], tuple[RowFn | None, RowFn]] = {}
+
+    def row_converter(self, order: Sequence[str]) -> tuple[RowFn | None, RowFn]:
+        """(key_fn, value_fn) for rows whose values come in column order `order`. Missing columns are null."""
+        key = tuple(order)
+        compiled = self._compiled.get(key)
+        if compiled is None:
+            index = {name: i for i, name in enumerate(key)}
+            key_fn = _compile(self.key_schema, self.key_fields, index) if self.key_schema is not None else None
+            compiled = (key_fn, _compile(self.value_schema, self.value_fields, index))
+            self._compiled[key] = compiled
+        return compiled
+
+
+def _required(schema: Schema) -> Schema:
+    return schema if not schema.optional else schema.with_(optional=False)
+
+
+def _placeholder(schema: Schema, text: str) -> Any:
+    """The value standing for an unchanged TOAST column, by the field's type (Debezium's rules)."""
+    raw: Any = bytes.fromhex(text[4:]) if text.startswith("hex:") else text
+    if schema.type is Type.STRING:
+        return raw if isinstance(raw, str) else raw.decode("utf-8", "replace")
+    if schema.type is Type.BYTES and schema.name is None:
+        return raw if isinstance(raw, bytes) else raw.encode("utf-8")
+    if schema.type is Type.ARRAY:
+        items = schema.element_schema
+        return [_placeholder(items, text)]
+    return None
+
+
+def _compile(schema: Schema, fields: Sequence[_Field], index: dict[str, int]) -> RowFn:
+    plan = tuple((index.get(f.column, -1), f.convert, f.map_value, f.placeholder) for f in fields)
+    of = Struct.of
+
+    def convert(row: Sequence[Any]) -> Struct:
+        out: list[Any] = []
+        append = out.append
+        for i, conv, mapv, placeholder in plan:
+            if i < 0:
+                append(None)
+                continue
+            v = row[i]
+            if v is None:
+                append(None)
+            elif isinstance(v, str):
+                v = conv(v)
+                append(mapv(v) if mapv is not None and v is not None else v)
+            elif v.__class__ is bytes:
+                v = conv(v.decode("utf-8"))
+                append(mapv(v) if mapv is not None and v is not None else v)
+            else:  # unchanged TOAST marker
+                append(placeholder)
+        return of(schema, out)
+
+    return convert
+
+
+def fill_required(struct: Struct) -> Struct:
+    """Debezium's rule for partial rows (a DELETE's key-only before image): required fields without a
+    value get their schema default, or the type's zero value."""
+    values = list(struct.values)
+    changed = False
+    for f in struct.schema.fields:
+        if values[f.index] is None and not f.schema.optional:
+            values[f.index] = f.schema.default if f.schema.default is not NO_DEFAULT else _zero(f.schema)
+            changed = True
+    return Struct.of(struct.schema, values) if changed else struct
+
+
+def _zero(schema: Schema) -> Any:
+    t = schema.type
+    if t in (Type.INT8, Type.INT16, Type.INT32, Type.INT64):
+        return 0
+    if t in (Type.FLOAT32, Type.FLOAT64):
+        return 0.0
+    if t is Type.BOOLEAN:
+        return False
+    if t is Type.STRING:
+        return ""
+    if t is Type.BYTES:
+        if schema.name == "org.apache.kafka.connect.data.Decimal":
+            import decimal
+
+            return decimal.Decimal(0).scaleb(-int((schema.parameters or {}).get("scale", "0")))
+        return b""
+    if t is Type.ARRAY:
+        return []
+    if t is Type.MAP:
+        return {}
+    if t is Type.STRUCT:
+        return Struct.of(schema, [_zero(f.schema) if not f.schema.optional else None for f in schema.fields])
+    return None

@@ -1,0 +1,50 @@
+"""Transaction metadata (provide.transaction.metadata): BEGIN/END records on the transaction topic and the
+`transaction` block of every data event. PostgreSQL ids are "<txId>:<LSN of the message at hand>", so
+BEGIN, events and END of one transaction carry different suffixes, as Debezium's do."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from connect_worker.api import SourceRecord, Struct
+from connectors.relational import metadata_schemas as md
+
+
+class TransactionMonitor:
+    def __init__(self, *, partition: Mapping[str, Any], topic: str) -> None:
+        self._partition = partition
+        self._topic = topic
+        self._total = 0
+        self._per_collection: dict[str, int] = {}
+        self._commit_ms = 0
+
+    def _record(self, tx_id: str, value: Struct, offset: Mapping[str, Any]) -> SourceRecord:
+        return SourceRecord(
+            self._partition,
+            offset,
+            self._topic,
+            None,
+            md.TRANSACTION_KEY_SCHEMA,
+            md.transaction_key(tx_id),
+            md.TRANSACTION_VALUE_SCHEMA,
+            value,
+        )
+
+    def begin(self, xid: int, lsn: int, commit_us: int, offset: Mapping[str, Any]) -> SourceRecord:
+        self._total = 0
+        self._per_collection = {}
+        self._commit_ms = commit_us // 1000
+        tx_id = f"{xid}:{lsn}"
+        return self._record(tx_id, md.transaction_begin_value(tx_id, self._commit_ms), offset)
+
+    def event(self, xid: int | None, lsn: int, data_collection: str) -> Struct:
+        self._total += 1
+        n = self._per_collection.get(data_collection, 0) + 1
+        self._per_collection[data_collection] = n
+        return md.event_block(f"{xid}:{lsn}", self._total, n)
+
+    def end(self, xid: int, lsn: int, offset: Mapping[str, Any]) -> SourceRecord:
+        tx_id = f"{xid}:{lsn}"
+        value = md.transaction_end_value(tx_id, self._commit_ms, self._total, self._per_collection)
+        return self._record(tx_id, value, offset)

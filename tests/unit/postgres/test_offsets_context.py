@@ -1,0 +1,42 @@
+from connectors.postgres.offsets import StoredPosition, snapshot_offset, streaming_offset
+
+
+def test_streaming_offset_keys_like_debezium() -> None:
+    o = streaming_offset(lsn=22183280, lsn_commit=22183280, tx_id=731, ts_usec=1795303602366693, message_type="COMMIT")
+    assert o == {
+        "lsn_proc": 22183280,
+        "messageType": "COMMIT",
+        "lsn_commit": 22183280,
+        "lsn": 22183280,
+        "txId": 731,
+        "ts_usec": 1795303602366693,
+    }
+
+
+def test_snapshot_offsets() -> None:
+    assert snapshot_offset(lsn=1, tx_id=2, ts_usec=3, last=True) == {"lsn": 1, "txId": 2, "ts_usec": 3}
+    running = snapshot_offset(lsn=1, tx_id=2, ts_usec=3, last=False)
+    assert StoredPosition.from_offset(running) is not None
+    assert StoredPosition.from_offset(running).snapshot_in_progress  # type: ignore[union-attr]
+    done = StoredPosition.from_offset({"lsn": 1, "txId": 2, "ts_usec": 3})
+    assert done is not None and not done.snapshot_in_progress and done.resume_lsn == 1
+
+
+def test_pre_3x_boolean_snapshot_marker_is_read() -> None:
+    p = StoredPosition.from_offset({"lsn": 5, "snapshot": True, "last_snapshot_record": False})
+    assert p is not None and p.snapshot_in_progress
+
+
+def test_resume_skips_only_the_emitted_part_of_the_open_transaction() -> None:
+    p = StoredPosition.from_offset(
+        {"lsn_proc": 200, "messageType": "INSERT", "lsn_commit": 100, "lsn": 200, "txId": 7, "ts_usec": 0}
+    )
+    assert p is not None
+    assert p.resume_lsn == 100
+    assert p.already_emitted(7, 150) and p.already_emitted(7, 200)
+    assert not p.already_emitted(7, 201)
+    assert not p.already_emitted(8, 150)  # another transaction's event with an older LSN was never emitted
+    committed = StoredPosition.from_offset(
+        {"lsn_proc": 300, "messageType": "COMMIT", "lsn_commit": 300, "lsn": 300, "txId": 7, "ts_usec": 0}
+    )
+    assert committed is not None and not committed.already_emitted(7, 250)

@@ -1,0 +1,59 @@
+"""Helpers for tests that run the whole worker in process against the real services."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import socket
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+import httpx
+
+from connect_worker.app import Worker
+from connect_worker.runtime.plugins import PluginRegistry
+from connect_worker.runtime.worker_config import WorkerConfig
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def worker_properties(kafka_bootstrap: str, prefix: str) -> dict[str, str]:
+    return {
+        "bootstrap.servers": kafka_bootstrap,
+        "listeners": f"http://127.0.0.1:{free_port()}",
+        "offset.storage.topic": f"{prefix}-offsets",
+        "config.storage.topic": f"{prefix}-configs",
+        "status.storage.topic": f"{prefix}-status",
+        "offset.storage.replication.factor": "1",
+        "config.storage.replication.factor": "1",
+        "status.storage.replication.factor": "1",
+        "offset.flush.interval.ms": "200",
+        "key.converter": "org.apache.kafka.connect.json.JsonConverter",
+        "value.converter": "org.apache.kafka.connect.json.JsonConverter",
+    }
+
+
+@contextlib.asynccontextmanager
+async def running_worker(props: dict[str, str]) -> AsyncIterator[tuple[Worker, httpx.AsyncClient]]:
+    worker = Worker(WorkerConfig.from_properties(props), PluginRegistry.from_entry_points())
+    await worker.start()
+    try:
+        async with httpx.AsyncClient(base_url=props["listeners"], timeout=30) as client:
+            yield worker, client
+    finally:
+        await worker.stop()
+
+
+async def wait_for(predicate: Callable[[], Any], timeout: float = 20.0) -> Any:
+    deadline = asyncio.get_running_loop().time() + timeout
+    while True:
+        result = await predicate()
+        if result:
+            return result
+        if asyncio.get_running_loop().time() > deadline:
+            raise AssertionError("condition not met in time")
+        await asyncio.sleep(0.2)
