@@ -24,6 +24,7 @@ from connect_worker.api import (
     SourceConnector,
     SourceTask,
 )
+from connect_worker.api.javacompat import java_hashmap_order
 from connect_worker.kafka.admin import TopicAdmin
 from connect_worker.kafka.producer import AsyncProducer
 from connect_worker.runtime.herder import (
@@ -550,7 +551,8 @@ class StandaloneHerder(Herder):
 
     async def connector_active_topics(self, name: str) -> list[str]:
         self._get(name)
-        return sorted(self._statuses.topics.get(name, set()))
+        # Connect answers from a java.util.HashSet: list the topics in its iteration order
+        return list(java_hashmap_order(dict.fromkeys(sorted(self._statuses.topics.get(name, set())))))
 
     async def reset_connector_active_topics(self, name: str) -> None:
         self._get(name)

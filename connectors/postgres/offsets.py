@@ -1,10 +1,10 @@
 """PostgreSQL source offsets, in Debezium 3.6's format (PostgresOffsetContext).
 
-Streaming: {"lsn_proc","messageType","lsn_commit","lsn","txId","ts_usec"} (+ transaction keys with
-provide.transaction.metadata). A snapshot in progress: {"last_snapshot_record","lsn","txId","ts_usec",
-"snapshot":"INITIAL","snapshot_completed":false}; the last snapshot record carries no snapshot keys, so
-the committed offset after a finished snapshot is {"lsn","txId","ts_usec"}. Pre-3.x offsets wrote
-`snapshot: true`; both forms are read.
+Streaming: {"lsn_proc","messageType","lsn_commit","lsn","txId","ts_usec"} (+ "transaction_id" and
+"transaction_data_collection_order_<schema.table>" with provide.transaction.metadata, kept on the END
+record). Snapshot records: {"last_snapshot_record","lsn","txId","ts_usec","snapshot":"INITIAL",
+"snapshot_completed"}, the last one with both flags true. Pre-3.x offsets wrote `snapshot: true`; both
+forms are read.
 """
 
 from __future__ import annotations
@@ -84,13 +84,13 @@ def streaming_offset(
 
 
 def snapshot_offset(*, lsn: int, tx_id: int, ts_usec: int, last: bool) -> dict[str, Any]:
-    if last:
-        return {"lsn": lsn, "txId": tx_id, "ts_usec": ts_usec}
+    """The offset of a snapshot record; the last one marks the snapshot completed (what real Debezium 3.6.3
+    stores, captured by the differential harness: the spec's `{"lsn","txId","ts_usec"}` is not it)."""
     return {
-        "last_snapshot_record": False,
+        "last_snapshot_record": last,
         "lsn": lsn,
         "txId": tx_id,
         "ts_usec": ts_usec,
         "snapshot": "INITIAL",
-        "snapshot_completed": False,
+        "snapshot_completed": last,
     }

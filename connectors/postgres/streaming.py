@@ -98,6 +98,7 @@ class StreamingChangeSource:
             self._xid = msg.xid
             self._commit_us = msg.commit_time + PG_EPOCH_OFFSET_US
             if self._tx is not None:
+                self._tx.start()
                 await self._put(self._tx.begin(self._xid, lsn, self._commit_us, self._offset(lsn, "BEGIN")))
         elif kind is pg.Commit:
             self.last_commit_lsn = lsn
@@ -126,13 +127,16 @@ class StreamingChangeSource:
 
     # -- helpers -------------------------------------------------------------------------------------
     def _offset(self, lsn: int, message_type: str) -> dict[str, Any]:
-        return streaming_offset(
+        offset = streaming_offset(
             lsn=lsn,
             lsn_commit=self.last_commit_lsn,
             tx_id=self._xid,
             ts_usec=self._commit_us,
             message_type=message_type,
         )
+        if self._tx is not None and self._xid is not None:
+            offset.update(self._tx.offset_keys(self._xid))
+        return offset
 
     async def _put(self, record: SourceRecord) -> None:
         if not self._queue.offer(record):
@@ -177,10 +181,11 @@ class StreamingChangeSource:
         value_fn = rel.value_fn
         key_fn = rel.key_fn
         assert value_fn is not None
+        # counted first: the record's offset includes this event in the transaction's per-table order
+        tx = self._tx.event(self._xid, lsn, str(rel.table_id)) if self._tx is not None and self._xid else None
         offset = self._offset(lsn, "INSERT" if op == "c" else "UPDATE" if op == "u" else "DELETE")
         self.last_offset = offset
         source = self._source_struct(rel, lsn)
-        tx = self._tx.event(self._xid, lsn, str(rel.table_id)) if self._tx is not None and self._xid else None
         records = self._records
         if op == "c":
             new = msg.new
@@ -202,8 +207,25 @@ class StreamingChangeSource:
                 if msg.old is None:
                     before = fill_required(before)
                 old_key = key_fn(old_tuple) if key_fn else None
+            key = key_fn(new) if key_fn else None
+            create_tx = create_offset = None
+            if records.key_changed(old_key, key) and self._tx is not None and self._xid:
+                # the create on the new key is a second event of the transaction
+                create_tx = self._tx.event(self._xid, lsn, str(rel.table_id))
+                create_offset = self._offset(lsn, "UPDATE")
+                self.last_offset = create_offset
             for r in records.update(
-                schema, rel.topic, old_key, key_fn(new) if key_fn else None, before, value_fn(new), source, tx, offset
+                schema,
+                rel.topic,
+                old_key,
+                key,
+                before,
+                value_fn(new),
+                source,
+                tx,
+                offset,
+                create_tx=create_tx,
+                create_offset=create_offset,
             ):
                 await self._put(r)
             return
@@ -222,9 +244,9 @@ class StreamingChangeSource:
             rel = self._relations.get(relid)
             if rel is None or rel.schema is None:
                 continue
+            tx = self._tx.event(self._xid, lsn, str(rel.table_id)) if self._tx is not None and self._xid else None
             offset = self._offset(lsn, "TRUNCATE")
             self.last_offset = offset
-            tx = self._tx.event(self._xid, lsn, str(rel.table_id)) if self._tx is not None and self._xid else None
             await self._put(self._records.truncate(rel.schema, rel.topic, self._source_struct(rel, lsn), tx, offset))
 
     async def _message(self, lsn: int, msg: pg.LogicalMessage) -> None:

@@ -96,24 +96,32 @@ class RecordFactory:
         source: Struct,
         tx: Struct | None,
         offset: Mapping[str, Any],
+        *,
+        create_tx: Struct | None = None,
+        create_offset: Mapping[str, Any] | None = None,
     ) -> list[SourceRecord]:
-        if old_key is None or old_key == key:
+        """An update; when the key changed, a delete (+ tombstone) on the old key and a create on the new
+        one, which is a second event of the transaction (`create_tx`, `create_offset`)."""
+        if not self.key_changed(old_key, key):
             return [self._record(ts, topic, key, self._envelope(ts, before, after, source, tx, "u"), offset)]
-        # the key changed: delete (+ tombstone) on the old key, create on the new one
         out = self.delete(
-            ts, topic, old_key, before, source, tx, offset, extra=(Header(NEWKEY_HEADER, ts.key_schema, key),)
+            ts, topic, old_key, before, source, tx, offset, first=(Header(NEWKEY_HEADER, ts.key_schema, key),)
         )
         out.append(
             self._record(
                 ts,
                 topic,
                 key,
-                self._envelope(ts, None, after, source, tx, "c"),
-                offset,
-                (*self.headers, Header(OLDKEY_HEADER, ts.key_schema, old_key)),
+                self._envelope(ts, None, after, source, create_tx if create_tx is not None else tx, "c"),
+                create_offset if create_offset is not None else offset,
+                (Header(OLDKEY_HEADER, ts.key_schema, old_key), *self.headers),
             )
         )
         return out
+
+    @staticmethod
+    def key_changed(old_key: Struct | None, key: Struct | None) -> bool:
+        return old_key is not None and old_key != key
 
     def delete(
         self,
@@ -125,9 +133,9 @@ class RecordFactory:
         tx: Struct | None,
         offset: Mapping[str, Any],
         *,
-        extra: tuple[Header, ...] = (),
+        first: tuple[Header, ...] = (),
     ) -> list[SourceRecord]:
-        headers = (*self.headers, *extra) if extra else self.headers
+        headers = (*first, *self.headers) if first else self.headers  # Debezium puts key headers first
         out = [self._record(ts, topic, key, self._envelope(ts, before, None, source, tx, "d"), offset, headers)]
         if self.tombstones and key is not None:
             out.append(self._record(ts, topic, key, None, offset, headers))

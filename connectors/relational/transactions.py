@@ -31,9 +31,18 @@ class TransactionMonitor:
             value,
         )
 
-    def begin(self, xid: int, lsn: int, commit_us: int, offset: Mapping[str, Any]) -> SourceRecord:
+    def offset_keys(self, xid: int) -> dict[str, Any]:
+        """What Debezium adds to the offsets of a transaction's records (so counters survive a restart)."""
+        keys: dict[str, Any] = {"transaction_id": str(xid)}
+        for name, n in self._per_collection.items():
+            keys["transaction_data_collection_order_" + name] = n
+        return keys
+
+    def start(self) -> None:
         self._total = 0
         self._per_collection = {}
+
+    def begin(self, xid: int, lsn: int, commit_us: int, offset: Mapping[str, Any]) -> SourceRecord:
         self._commit_ms = commit_us // 1000
         tx_id = f"{xid}:{lsn}"
         return self._record(tx_id, md.transaction_begin_value(tx_id, self._commit_ms), offset)

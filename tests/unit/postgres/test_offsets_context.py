@@ -14,11 +14,19 @@ def test_streaming_offset_keys_like_debezium() -> None:
 
 
 def test_snapshot_offsets() -> None:
-    assert snapshot_offset(lsn=1, tx_id=2, ts_usec=3, last=True) == {"lsn": 1, "txId": 2, "ts_usec": 3}
+    # what real Debezium 3.6.3 stores for the last snapshot record (golden capture of the differential harness)
+    assert snapshot_offset(lsn=1, tx_id=2, ts_usec=3, last=True) == {
+        "last_snapshot_record": True,
+        "lsn": 1,
+        "txId": 2,
+        "ts_usec": 3,
+        "snapshot": "INITIAL",
+        "snapshot_completed": True,
+    }
     running = snapshot_offset(lsn=1, tx_id=2, ts_usec=3, last=False)
     assert StoredPosition.from_offset(running) is not None
     assert StoredPosition.from_offset(running).snapshot_in_progress  # type: ignore[union-attr]
-    done = StoredPosition.from_offset({"lsn": 1, "txId": 2, "ts_usec": 3})
+    done = StoredPosition.from_offset(snapshot_offset(lsn=1, tx_id=2, ts_usec=3, last=True))
     assert done is not None and not done.snapshot_in_progress and done.resume_lsn == 1
 
 
