@@ -28,6 +28,7 @@ from typing import Any, Final
 
 from connect_worker.api.config import ConfigDef, ConfigKey, ConfigType, ConfigValue, Importance, Password, Width
 from connect_worker.api.errors import ConfigError
+from connectors.relational.filters import JavaRegexError, java_regex, split_regex_list
 
 __all__ = [
     "POSTGRES_CONFIG_DEF",
@@ -668,45 +669,9 @@ def _validator_for(name: str) -> Callable[[str, Any], None] | None:
 
 
 # -- pure parsing helpers --------------------------------------------------------------------------------------
-def split_regex_list(text: str) -> list[str]:
-    """A comma-separated regex list, as Debezium splits it: commas inside (), [] or {} or after ``\\`` stay."""
-    parts: list[str] = []
-    cur: list[str] = []
-    depth = 0
-    in_class = False
-    i = 0
-    while i < len(text):
-        c = text[i]
-        if c == "\\" and i + 1 < len(text):
-            nxt = text[i + 1]
-            cur.append(nxt if nxt == "," else c + nxt)
-            i += 2
-            continue
-        if in_class:
-            in_class = c != "]"
-        elif c == "[":
-            in_class = True
-        elif c in "({":
-            depth += 1
-        elif c in ")}":
-            depth = max(0, depth - 1)
-        elif c == "," and depth == 0:
-            parts.append("".join(cur).strip())
-            cur = []
-            i += 1
-            continue
-        cur.append(c)
-        i += 1
-    parts.append("".join(cur).strip())
-    return [p for p in parts if p]
-
-
-_JAVA_NAMED_GROUP = re.compile(r"\(\?<(?=[A-Za-z])")
-
-
 def compile_java_regex(pattern: str, flags: int = re.IGNORECASE) -> re.Pattern[str]:
-    """Compile a Java regular expression with Python's ``re`` (named groups translated)."""
-    return re.compile(_JAVA_NAMED_GROUP.sub("(?P<", pattern), flags)
+    """Compile a Java regular expression (Debezium matches its lists case-insensitively)."""
+    return java_regex(pattern, case_insensitive=bool(flags & re.IGNORECASE))
 
 
 def split_list(value: str) -> list[str]:
@@ -791,7 +756,7 @@ def _parse_mask_key(key: str, value: str) -> tuple[ColumnMaskRule | None, list[s
     for rx in columns:
         try:
             compile_java_regex(rx)
-        except re.error as e:
+        except (re.error, JavaRegexError) as e:
             problems.append(f"A comma-separated list of valid regular expressions is expected, but {e}")
     m = _TRUNCATE_KEY.fullmatch(key) or _MASK_KEY.fullmatch(key)
     if m is not None:
@@ -856,7 +821,7 @@ def _check_value(name: str, value: Any) -> list[str]:
         for rx in items:
             try:
                 compile_java_regex(rx)
-            except re.error as e:
+            except (re.error, JavaRegexError) as e:
                 problems.append(f"A comma-separated list of valid regular expressions is expected, but {e}")
                 break
     if name == "slot.name" and not _SLOT_NAME.fullmatch(str(value)):
