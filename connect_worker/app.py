@@ -8,17 +8,23 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import json
 import logging
 import signal
-from collections.abc import Mapping, Sequence
+import ssl
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
+
+from starlette.middleware import Middleware
 
 from connect_worker.api import ConfigError, ConnectError
 from connect_worker.kafka.admin import TopicAdmin
 from connect_worker.kafka.producer import SOURCE_PRODUCER_DEFAULTS, AsyncProducer, librdkafka_config
 from connect_worker.runtime.herder import TargetState
 from connect_worker.runtime.loggers import LoggerAdmin
+from connect_worker.runtime.logging_setup import install_redaction
+from connect_worker.runtime.metrics import ProcessCollector, WorkerMetrics
 from connect_worker.runtime.plugins import PluginRegistry
 from connect_worker.runtime.properties import load_properties
 from connect_worker.runtime.standalone_herder import StandaloneHerder
@@ -27,8 +33,9 @@ from connect_worker.runtime.worker_config import WorkerConfig
 from connect_worker.storage.configs import ConfigStore
 from connect_worker.storage.offsets import OffsetStore
 from connect_worker.storage.status import StatusStore
-from rest.app import create_app
-from rest.server import RestServer
+from rest.app import create_admin_app, create_app
+from rest.security import BasicAuthMiddleware, BasicAuthSettings, basic_auth_settings, server_ssl_context
+from rest.server import ListenerSpec, RestServer
 
 log = logging.getLogger("connect_worker")
 
@@ -59,6 +66,26 @@ def load_connector_file(path: str) -> tuple[str, dict[str, str], TargetState | N
     return str(name), {str(k): str(v) for k, v in config.items() if k != "initial_state"}, initial
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
+class _RestSecurity:
+    auth: BasicAuthSettings | None
+    tls: ssl.SSLContext | None
+    admin_tls: ssl.SSLContext | None
+
+    @classmethod
+    def from_config(cls, config: WorkerConfig) -> _RestSecurity:
+        def https(listeners: Sequence[Any] | None) -> bool:
+            return any(x.scheme == "https" for x in listeners or ())
+
+        return cls(
+            auth=basic_auth_settings(config.raw),
+            tls=server_ssl_context(config.raw, "listeners.https.") if https(config.listeners) else None,
+            admin_tls=(
+                server_ssl_context(config.raw, "admin.listeners.https.") if https(config.admin_listeners) else None
+            ),
+        )
+
+
 def _kafka_base(config: WorkerConfig) -> dict[str, Any]:
     return {"bootstrap.servers": config.bootstrap_servers}
 
@@ -68,8 +95,12 @@ class Worker:
 
     def __init__(self, config: WorkerConfig, registry: PluginRegistry) -> None:
         self.config = config
+        # key material and credentials first: a bad file stops the worker before any client is created
+        self._security = _RestSecurity.from_config(config)
         base = _kafka_base(config)
-        self.admin = TopicAdmin({**base, **librdkafka_config(config.prefixed("admin."))})
+        # admin.* are admin-client settings, except Connect's admin.listeners (and admin.listeners.https.*)
+        admin_client = {k: v for k, v in config.prefixed("admin.").items() if k.split(".")[0] != "listeners"}
+        self.admin = TopicAdmin({**base, **librdkafka_config(admin_client)})
         self.internal_producer = AsyncProducer({**base, **INTERNAL_PRODUCER})
         consumer = {**base, **librdkafka_config(config.prefixed("consumer."))}
 
@@ -116,6 +147,7 @@ class Worker:
         def transform_factory(connector_config: Mapping[str, str]) -> Any:
             return TransformationChain.from_config(connector_config, registry.transform_resolver).apply
 
+        self.metrics = WorkerMetrics()
         self.herder = StandaloneHerder(
             config=config,
             registry=registry,
@@ -126,27 +158,54 @@ class Worker:
             producer_factory=producer_factory,
             transform_factory=transform_factory,
             loggers=LoggerAdmin(),
+            config_transformer=config.config_transformer,
+            metrics=self.metrics,
         )
-        self.rest = RestServer(
-            create_app(
-                self.herder,
-                topic_tracking=config["topic.tracking.enable"],
-                topic_tracking_reset=config["topic.tracking.allow.reset"],
-            ),
-            [listener.url for listener in config.listeners],
+        self.metrics.add_collector(ProcessCollector())
+        self.metrics.add_collector(self.herder.metric_samples)
+        self.rest = self._rest_server(config)
+        self._uninstall_redaction: Callable[[], None] | None = None
+
+    def _rest_server(self, config: WorkerConfig) -> RestServer:
+        """REST listeners (and `admin.listeners`), with TLS for https ones and basic auth when configured."""
+        security = self._security
+        middleware = [Middleware(BasicAuthMiddleware, settings=security.auth)] if security.auth is not None else []
+        separate_admin = config.admin_listeners is not None
+        app = create_app(
+            self.herder,
+            topic_tracking=config["topic.tracking.enable"],
+            topic_tracking_reset=config["topic.tracking.allow.reset"],
+            middleware=middleware,
+            admin=not separate_admin,
+            metrics=self.metrics.render,
         )
+        specs = [ListenerSpec(x.url, app, security.tls if x.scheme == "https" else None) for x in config.listeners]
+        if config.admin_listeners:
+            admin_app = create_admin_app(self.herder, middleware=middleware)
+            specs += [
+                ListenerSpec(x.url, admin_app, security.admin_tls if x.scheme == "https" else None)
+                for x in config.admin_listeners
+            ]
+        return RestServer(app, specs)
 
     async def start(self) -> None:
+        # log records pass through the secret redactor of the config providers from here on
+        self._uninstall_redaction = install_redaction(self.config.config_transformer.redactor)
         try:
-            await self.admin.cluster_id()
-        except ConnectError as e:
-            raise ConnectError(f"Cannot reach Kafka at {self.config.bootstrap_servers}: {e}") from e
-        self.internal_producer.start()
-        await self.offsets.start()
-        await self.configs.start()
-        await self.statuses.start()
-        await self.rest.start()
-        await self.herder.start()
+            try:
+                await self.admin.cluster_id()
+            except ConnectError as e:
+                raise ConnectError(f"Cannot reach Kafka at {self.config.bootstrap_servers}: {e}") from e
+            self.internal_producer.start()
+            await self.offsets.start()
+            await self.configs.start()
+            await self.statuses.start()
+            await self.rest.start()
+            await self.herder.start()
+        except BaseException:
+            self._uninstall_redaction()
+            self._uninstall_redaction = None
+            raise
 
     async def stop(self) -> None:
         log.info("worker stopping")
@@ -154,10 +213,18 @@ class Worker:
         await self.rest.stop()
         await self.internal_producer.close(timeout=10)
         log.info("worker stopped")
+        if self._uninstall_redaction is not None:
+            self._uninstall_redaction()
+            self._uninstall_redaction = None
 
 
-async def run(worker_properties: Mapping[str, str], connector_files: Sequence[str]) -> int:
-    config = WorkerConfig.from_properties(worker_properties)
+async def run(
+    worker_properties: Mapping[str, str],
+    connector_files: Sequence[str],
+    *,
+    config: WorkerConfig | None = None,
+) -> int:
+    config = config if config is not None else WorkerConfig.from_properties(worker_properties)
     connectors = [load_connector_file(p) for p in connector_files]
     worker = Worker(config, PluginRegistry.from_entry_points())
     stop = asyncio.Event()

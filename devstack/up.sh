@@ -2,6 +2,7 @@
 # Idempotent: installs or fetches what is missing, then starts Kafka and PostgreSQL on loopback.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+"$DEVSTACK_DIR/tools.sh"
 "$DEVSTACK_DIR/postgres.sh" start
 "$DEVSTACK_DIR/kafka.sh" start
 cat >&2 <<MSG

@@ -8,7 +8,7 @@ its own that clients rely on).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from fastapi import FastAPI
 from starlette.applications import Starlette
@@ -20,6 +20,7 @@ from connect_worker.runtime.herder import Herder
 from rest.errors import handle_http_exception
 from rest.routes.connectors import ConnectorsResource
 from rest.routes.loggers import LoggingResource
+from rest.routes.metrics import MetricsResource
 from rest.routes.plugins import ConnectorPluginsResource
 from rest.routes.root import RootResource
 from rest.routing import DEFAULT_REQUEST_TIMEOUT_S, EncodedPathMiddleware
@@ -33,6 +34,8 @@ def create_app(
     topic_tracking_reset: bool = True,
     request_timeout: float | None = DEFAULT_REQUEST_TIMEOUT_S,
     middleware: Sequence[Middleware] = (),
+    admin: bool = True,
+    metrics: Callable[[], str] | None = None,
 ) -> Starlette:
     """The ASGI app answering like Kafka Connect 4.3.
 
@@ -40,7 +43,9 @@ def create_app(
         as Jersey does. topic_tracking / topic_tracking_reset: the worker's `topic.tracking.enable` and
         `topic.tracking.allow.reset`. request_timeout: seconds before a Herder call is answered with 500
         "Request timed out" (Connect: 90). middleware: extra ASGI middleware run before routing — the seam
-        for authentication (Connect's REST extensions).
+        for authentication (Connect's REST extensions, rest.security.BasicAuthMiddleware).
+        admin: serve /admin/loggers here (False when `admin.listeners` moves them to an app of their own,
+        create_admin_app). metrics: what renders GET /metrics (Prometheus text); no route when None.
     """
     routes: list[BaseRoute] = [
         *RootResource(herder, timeout=request_timeout).routes(),
@@ -52,10 +57,27 @@ def create_app(
             timeout=request_timeout,
         ).routes(),
         *ConnectorPluginsResource(herder, timeout=request_timeout).routes(),
-        *LoggingResource(herder, timeout=request_timeout).routes(),
     ]
+    if admin:
+        routes += LoggingResource(herder, timeout=request_timeout).routes()
+    if metrics is not None:
+        routes += MetricsResource(metrics).routes()
+    return _app(routes, middleware)
+
+
+def create_admin_app(
+    herder: Herder,
+    *,
+    request_timeout: float | None = DEFAULT_REQUEST_TIMEOUT_S,
+    middleware: Sequence[Middleware] = (),
+) -> Starlette:
+    """The app of Connect's `admin.listeners`: only the /admin resources (today /admin/loggers)."""
+    return _app(LoggingResource(herder, timeout=request_timeout).routes(), middleware)
+
+
+def _app(routes: Sequence[BaseRoute], middleware: Sequence[Middleware]) -> Starlette:
     app = FastAPI(
-        routes=routes,
+        routes=list(routes),
         middleware=[*middleware, Middleware(EncodedPathMiddleware)],
         exception_handlers={HTTPException: handle_http_exception},
         docs_url=None,

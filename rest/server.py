@@ -2,8 +2,8 @@
 
 `RestServer` starts one uvicorn server per listener and stops them cleanly; `serve()` runs them until
 cancelled. Signals are left to the process's composition root (uvicorn's own handlers are not installed).
-TLS (`https://` listeners with `listeners.https.ssl.*`) is the seam still to fill: `ssl_options` is passed
-through to uvicorn's Config unchanged once https listeners are accepted.
+Each listener may serve its own app (`admin.listeners` serve only /admin) and an `https://` listener serves
+TLS with the SSLContext built from the worker's `ssl.*` settings (rest.security.server_ssl_context).
 """
 
 from __future__ import annotations
@@ -13,7 +13,8 @@ import contextlib
 import dataclasses
 import logging
 import socket
-from collections.abc import Generator, Mapping
+import ssl
+from collections.abc import Generator, Mapping, Sequence
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -37,8 +38,18 @@ class Listener:
         return f"{self.scheme}://{host}:{self.port}"
 
 
-def parse_listener(text: str) -> Listener:
-    """`http://host:port` (empty host = all interfaces, as in Connect's `listeners=http://:8083`)."""
+@dataclasses.dataclass(frozen=True, slots=True)
+class ListenerSpec:
+    """One listener: its URL, the app it serves (default: the server's) and, for https, its TLS context."""
+
+    url: str
+    app: ASGIApp | None = None
+    ssl_context: ssl.SSLContext | None = None
+
+
+def parse_listener(text: str, *, tls: bool = False) -> Listener:
+    """`http://host:port` (empty host = all interfaces, as in Connect's `listeners=http://:8083`); an
+    `https://` listener is accepted only when TLS settings come with it (`tls=True`)."""
     parts = urlsplit(text.strip())
     scheme = parts.scheme.lower()
     if scheme not in ("http", "https"):
@@ -49,8 +60,12 @@ def parse_listener(text: str) -> Listener:
         port = None
     if port is None:
         raise ConfigError(f"Invalid listener {text!r}: a port is required", name="listeners")
-    if scheme == "https":
-        raise ConfigError(f"Listener {text!r}: https listeners are not supported yet", name="listeners")
+    if scheme == "https" and not tls:
+        raise ConfigError(
+            f"Listener {text!r}: an https listener needs TLS settings (listeners.https.ssl.keystore.location, or "
+            "ssl.keystore.certificate.chain and ssl.keystore.key)",
+            name="listeners",
+        )
     return Listener(scheme, parts.hostname or "0.0.0.0", port)
 
 
@@ -62,19 +77,42 @@ class _EmbeddedServer(uvicorn.Server):
         yield
 
 
+class _Config(uvicorn.Config):
+    """uvicorn's Config with a ready SSLContext (key material already loaded and checked at start-up)."""
+
+    def __init__(self, app: ASGIApp, *, ssl_context: ssl.SSLContext | None, **kwargs: Any) -> None:
+        super().__init__(app, **kwargs)
+        self._ssl_context = ssl_context
+
+    def load(self) -> None:
+        super().load()
+        if self._ssl_context is not None:
+            self.ssl = self._ssl_context
+
+
 class RestServer:
     def __init__(
         self,
         app: ASGIApp,
-        listeners: list[str],
+        listeners: Sequence[str | ListenerSpec],
         *,
         ssl_options: Mapping[str, Any] | None = None,
+        ssl_context: ssl.SSLContext | None = None,
     ) -> None:
+        """listeners: URLs (served with `app`, https ones with `ssl_context`) or ListenerSpecs.
+        ssl_options: extra uvicorn Config settings (ssl_certfile, …) for every listener."""
         if not listeners:
             raise ConfigError("At least one listener is required", name="listeners")
         self.app = app
-        self.listeners = [parse_listener(text) for text in listeners]
+        specs = [ListenerSpec(x) if isinstance(x, str) else x for x in listeners]
         self.ssl_options = dict(ssl_options or {})
+        has_tls_options = bool(self.ssl_options.get("ssl_certfile"))
+        self._contexts = [spec.ssl_context or ssl_context for spec in specs]
+        self._apps = [spec.app or app for spec in specs]
+        self.listeners = [
+            parse_listener(spec.url, tls=ctx is not None or has_tls_options)
+            for spec, ctx in zip(specs, self._contexts, strict=True)
+        ]
         self._servers: list[_EmbeddedServer] = []
         self._tasks: list[asyncio.Task[None]] = []
         self._bound: list[Listener] = []
@@ -99,9 +137,10 @@ class RestServer:
             dataclasses.replace(lst, port=sock.getsockname()[1])
             for lst, sock in zip(self.listeners, sockets, strict=True)
         ]
-        for listener, sock in zip(self._bound, sockets, strict=True):
-            config = uvicorn.Config(
-                self.app,
+        for listener, sock, app, ctx in zip(self._bound, sockets, self._apps, self._contexts, strict=True):
+            config = _Config(
+                app,
+                ssl_context=ctx if listener.scheme == "https" else None,
                 host=listener.host,
                 port=listener.port,
                 lifespan="off",

@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import dataclasses
 import logging
+import time
 import traceback
 from collections.abc import Callable, Mapping
 from typing import Protocol
@@ -26,8 +27,11 @@ from connect_worker.api import (
     SourceTask,
     SourceTaskContext,
 )
+from connect_worker.api.metrics import MetricsGroup
 from connect_worker.kafka.producer import AsyncProducer
 from connect_worker.runtime.herder import ConnectorTaskId
+from connect_worker.runtime.logging_setup import context_for
+from connect_worker.runtime.metrics import TaskMetrics
 from connect_worker.runtime.submitted import Submitted, SubmittedRecords
 from connect_worker.storage.offsets import ConnectorOffsetReader, OffsetStore
 
@@ -65,10 +69,16 @@ class TaskSettings:
 class TaskContext(SourceTaskContext):
     _configs: Mapping[str, str]
     _reader: ConnectorOffsetReader
+    _metrics: MetricsGroup | None = None
 
     @property
     def configs(self) -> Mapping[str, str]:
         return self._configs
+
+    @property
+    def metrics(self) -> MetricsGroup:
+        """This task's metrics group (connect_worker.api.metrics.task_metrics reads it)."""
+        return self._metrics if self._metrics is not None else MetricsGroup("unregistered")
 
     @property
     def offset_storage_reader(self) -> ConnectorOffsetReader:
@@ -91,6 +101,7 @@ class WorkerSourceTask:
         listener: TaskStatusListener,
         topics: TopicEnsurer,
         settings: TaskSettings,
+        metrics: MetricsGroup | None = None,
     ) -> None:
         self.id = task_id
         self.task = task
@@ -114,14 +125,19 @@ class WorkerSourceTask:
         self._main: asyncio.Task[None] | None = None
         self._flusher: asyncio.Task[None] | None = None
         self._wants_commit_record = type(task).commit_record is not SourceTask.commit_record
-        self.task.initialize(TaskContext(self.props, ConnectorOffsetReader(offset_store, task_id.connector)))
+        group = metrics if metrics is not None else MetricsGroup("unregistered")
+        self._metrics = TaskMetrics(group, active=lambda: self._producer.in_flight)
+        self.task.initialize(TaskContext(self.props, ConnectorOffsetReader(offset_store, task_id.connector), group))
 
     # -- control (called by the herder) -----------------------------------------------------------------
     def start(self, *, paused: bool = False) -> None:
         if paused:
             self._running.clear()
         loop = asyncio.get_running_loop()
-        self._main = loop.create_task(self._run(), name=f"task-{self.id}")
+        # the task's log lines (and those of asyncio tasks it creates) name it: [connector|task-N]
+        self._main = loop.create_task(
+            self._run(), name=f"task-{self.id}", context=context_for(self.id.connector, self.id.task)
+        )
 
     def pause(self) -> None:
         if self._running.is_set():
@@ -180,6 +196,7 @@ class WorkerSourceTask:
                 except Exception as e:  # noqa: BLE001
                     log.warning("task %s failed to stop cleanly: %s", self.id, e)
             await self._producer.close(timeout=self._settings.shutdown_timeout_s)
+            self._metrics.close()
             if self._failure is None:
                 self._listener.on_shutdown(self.id)
 
@@ -199,6 +216,7 @@ class WorkerSourceTask:
             if not self._running.is_set():
                 await self._running.wait()
                 continue
+            started = time.monotonic()
             poll = asyncio.ensure_future(self.task.poll())
             stop = asyncio.ensure_future(self._stopping.wait())
             done, _ = await asyncio.wait({poll, stop}, return_when=asyncio.FIRST_COMPLETED)
@@ -211,6 +229,10 @@ class WorkerSourceTask:
             batch = poll.result()
             if not batch:
                 continue
+            metrics = self._metrics
+            metrics.polled.inc(len(batch))
+            metrics.batches.inc()
+            metrics.poll_time.inc((time.monotonic() - started) * 1000)
             for record in batch:
                 await self._send(record)
                 if self._failure is not None:
@@ -241,8 +263,10 @@ class WorkerSourceTask:
                     (h.key, hc.from_connect_header(topic, h.key, h.schema, h.value)) for h in transformed.headers
                 ]
         except Exception as e:
+            self._metrics.failed.inc()
             if not self._settings.tolerate_errors:
                 raise
+            self._metrics.skipped.inc()
             self._tolerated(record, e)
             self._skip(record)
             return
@@ -270,8 +294,10 @@ class WorkerSourceTask:
     def _on_delivery(self, entry: Submitted, record: SourceRecord) -> Callable[[KafkaError | None, Message], None]:
         def done(err: KafkaError | None, msg: Message) -> None:
             if err is not None:
+                self._metrics.produce_failed.inc()
                 self._fail(RuntimeError(f"Kafka did not accept a record for topic {record.topic}: {err.str()}"))
                 return
+            self._metrics.written.inc()
             entry.ack()
             if self._wants_commit_record:
                 meta = RecordMetadata(
@@ -294,13 +320,20 @@ class WorkerSourceTask:
     async def commit_offsets(self) -> bool:
         """Write the committable offsets, then tell the task. True when the flush succeeded."""
         async with self._commit_lock:
+            started = time.monotonic()
             self._producer.poll()
             offsets = self._submitted.committable()
+            try:
+                if offsets:
+                    await self._offsets.write(self.id.connector, offsets)
+                    log.debug("task %s committed offsets for %d partitions", self.id, len(offsets))
+                    await self.task.offsets_flushed(offsets)
+                await self.task.commit()
+            except BaseException:
+                self._metrics.commit_failures.inc()
+                raise
             if offsets:
-                await self._offsets.write(self.id.connector, offsets)
-                log.debug("task %s committed offsets for %d partitions", self.id, len(offsets))
-                await self.task.offsets_flushed(offsets)
-            await self.task.commit()
+                self._metrics.committed((time.monotonic() - started) * 1000)
             return True
 
     async def _final_commit(self) -> None:

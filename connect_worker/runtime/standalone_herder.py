@@ -8,7 +8,7 @@ import dataclasses
 import hashlib
 import logging
 import traceback
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from connect_worker import __version__
@@ -27,9 +27,12 @@ from connect_worker.api import (
 from connect_worker.api.javacompat import java_hashmap_order
 from connect_worker.kafka.admin import TopicAdmin
 from connect_worker.kafka.producer import AsyncProducer
+from connect_worker.runtime.config_providers import ConfigTransformer, has_placeholder, reverse_transform
 from connect_worker.runtime.herder import (
+    ConfigInfo,
     ConfigInfos,
     ConfigKeyInfo,
+    ConfigValueInfo,
     ConnectorInfo,
     ConnectorOffset,
     ConnectorState,
@@ -45,6 +48,8 @@ from connect_worker.runtime.herder import (
     TaskState,
 )
 from connect_worker.runtime.loggers import LoggerAdmin
+from connect_worker.runtime.logging_setup import log_context
+from connect_worker.runtime.metrics import Sample, WorkerMetrics, sample
 from connect_worker.runtime.plugins import PluginRegistry
 from connect_worker.runtime.source_task import TaskSettings, Transform, WorkerSourceTask
 from connect_worker.runtime.topic_creation import TopicCreator, parse_groups
@@ -95,6 +100,28 @@ def _trace(e: BaseException) -> str:
     return "".join(traceback.format_exception(e))
 
 
+def _masked(
+    infos: ConfigInfos, raw: Mapping[str, str], errors: Mapping[str, list[str]], redact: Callable[[str], str]
+) -> ConfigInfos:
+    """Validation results as the user may see them: values with placeholders shown as given (never resolved),
+    every message passed through the redactor, and the placeholders that could not be resolved as errors."""
+    pending = {k: list(v) for k, v in errors.items()}
+    configs: list[ConfigInfo] = []
+    for info in infos.configs:
+        v = info.value
+        value = v.value
+        raw_value = raw.get(v.name)
+        if value is not None and value != "[hidden]" and isinstance(raw_value, str) and has_placeholder(raw_value):
+            value = raw_value
+        errs = tuple(redact(e) for e in v.errors) + tuple(pending.pop(v.name, ()))
+        configs.append(ConfigInfo(info.definition, dataclasses.replace(v, value=value, errors=errs)))
+    extra = [
+        ConfigInfo(None, ConfigValueInfo(name, raw.get(name), (), tuple(errs), True)) for name, errs in pending.items()
+    ]
+    all_configs = tuple(extra + configs)
+    return dataclasses.replace(infos, configs=all_configs, error_count=sum(len(c.value.errors) for c in all_configs))
+
+
 class StandaloneHerder(Herder):
     def __init__(
         self,
@@ -108,6 +135,8 @@ class StandaloneHerder(Herder):
         producer_factory: Callable[[str, Mapping[str, str]], AsyncProducer],
         transform_factory: TransformFactory,
         loggers: LoggerAdmin,
+        config_transformer: ConfigTransformer | None = None,
+        metrics: WorkerMetrics | None = None,
     ) -> None:
         self._config = config
         self._registry = registry
@@ -118,6 +147,10 @@ class StandaloneHerder(Herder):
         self._producer_factory = producer_factory
         self._transform_factory = transform_factory
         self._loggers = loggers
+        # config providers: connectors and tasks get resolved values; configs stored and shown keep placeholders
+        self._transformer = config_transformer if config_transformer is not None else config.config_transformer
+        self._redact = self._transformer.redactor.redact
+        self._metrics = metrics
         self._connectors: dict[str, _Connector] = {}
         self._lock = asyncio.Lock()
         self._started = False
@@ -172,7 +205,7 @@ class StandaloneHerder(Herder):
         self._set_task_state(task, State.PAUSED)
 
     def on_failure(self, task: ConnectorTaskId, trace: str) -> None:
-        self._set_task_state(task, State.FAILED, trace)
+        self._set_task_state(task, State.FAILED, self._redact(trace))
 
     def on_shutdown(self, task: ConnectorTaskId) -> None:
         c = self._connectors.get(task.connector)
@@ -185,7 +218,23 @@ class StandaloneHerder(Herder):
     def connector_failed(self, name: str, error: BaseException) -> None:
         c = self._connectors.get(name)
         if c is not None:
-            self._set_connector_state(c, State.FAILED, _trace(error))
+            self._set_connector_state(c, State.FAILED, self._trace(error))
+
+    # -- config providers ---------------------------------------------------------------------------------------
+    def _trace(self, e: BaseException) -> str:
+        return self._redact(_trace(e))
+
+    def _resolve(self, config: Mapping[str, str]) -> dict[str, str]:
+        """`config` with its provider placeholders resolved (ConfigError naming any that cannot be)."""
+        if not self._transformer:
+            return dict(config)
+        return self._transformer.resolve(config)
+
+    def _stored_task_config(self, raw: Mapping[str, str], cfg: Mapping[str, str]) -> dict[str, str]:
+        """A task config as the config topic keeps it: placeholders put back (reverseTransform), and any other
+        value that embeds a resolved secret written with its placeholder (resolved again at task start)."""
+        (restored,) = reverse_transform(raw, [cfg])
+        return {k: v if raw.get(k) == v else self._redact(v) for k, v in restored.items()}
 
     # -- starting and stopping ---------------------------------------------------------------------------
     def _target(self, name: str) -> TargetState:
@@ -202,11 +251,13 @@ class StandaloneHerder(Herder):
             instance: SourceConnector = cls()
             c.version = instance.version()
             instance.initialize(_ConnectorContext(self, name, ConnectorOffsetReader(self._offsets, name)))
-            await instance.start(c.config)
+            resolved = self._resolve(c.config)
+            with log_context(name):
+                await instance.start(resolved)
             c.instance = instance
         except Exception as e:  # noqa: BLE001 - reported as the connector's FAILED status
-            log.error("connector %s failed to start: %s", name, e)
-            self._set_connector_state(c, State.FAILED, _trace(e))
+            log.error("connector %s failed to start: %s", name, self._redact(str(e)))
+            self._set_connector_state(c, State.FAILED, self._trace(e))
             return
         self._set_connector_state(c, State.PAUSED if target is TargetState.PAUSED else State.RUNNING)
         await self._generate_and_start_tasks(c)
@@ -214,28 +265,30 @@ class StandaloneHerder(Herder):
     async def _generate_and_start_tasks(self, c: _Connector) -> None:
         assert c.instance is not None
         try:
-            tasks_max = int(c.config.get("tasks.max", "1"))
-            configs = c.instance.task_configs(tasks_max)
-            if len(configs) > tasks_max and c.config.get("tasks.max.enforce", "true").lower() != "false":
+            resolved = self._resolve(c.config)
+            tasks_max = int(resolved.get("tasks.max", "1"))
+            with log_context(c.name):
+                configs = c.instance.task_configs(tasks_max)
+            if len(configs) > tasks_max and resolved.get("tasks.max.enforce", "true").lower() != "false":
                 raise ConfigError(
                     f"The connector {c.name} has generated {len(configs)} tasks, which is greater than "
                     f"{tasks_max}, the maximum number of tasks it is configured to create. "
                 )
             task_class = c.instance.task_class_name()
-            full = [{**cfg, "task.class": task_class} for cfg in configs]
+            full = [self._stored_task_config(c.config, {**cfg, "task.class": task_class}) for cfg in configs]
             if self._configs.snapshot.tasks.get(c.name) != full:
                 await self._configs.put_task_configs(c.name, full)
         except Exception as e:  # noqa: BLE001
-            self._set_connector_state(c, State.FAILED, _trace(e))
+            self._set_connector_state(c, State.FAILED, self._trace(e))
             return
         for i, props in enumerate(full):
             await self._start_task(c, i, props)
 
-    def _converter(self, c: _Connector, side: str) -> Converter | HeaderConverter:
+    def _converter(self, config: Mapping[str, str], side: str) -> Converter | HeaderConverter:
         kind = PluginType.HEADER_CONVERTER if side == "header" else PluginType.CONVERTER
         key = f"{side}.converter"
-        if c.config.get(key):
-            name, sub = c.config[key], {k[len(key) + 1 :]: v for k, v in c.config.items() if k.startswith(key + ".")}
+        if config.get(key):
+            name, sub = config[key], {k[len(key) + 1 :]: v for k, v in config.items() if k.startswith(key + ".")}
         else:
             name, sub = self._config[key], self._config.prefixed(key + ".")
         conv: Converter | HeaderConverter = self._registry.resolve(kind, name)()
@@ -256,29 +309,31 @@ class StandaloneHerder(Herder):
         try:
             assert c.instance is not None
             task: SourceTask = c.instance.task_class()()
-            key_conv = self._converter(c, "key")
-            value_conv = self._converter(c, "value")
-            header_conv = self._converter(c, "header")
+            config = self._resolve(c.config)
+            task_props = self._resolve(props)
+            key_conv = self._converter(config, "key")
+            value_conv = self._converter(config, "value")
+            header_conv = self._converter(config, "header")
             assert isinstance(key_conv, Converter) and isinstance(value_conv, Converter)
             assert isinstance(header_conv, HeaderConverter)
-            transform = self._transform_factory(c.config)
-            groups = parse_groups(c.config) if self._config["topic.creation.enable"] else None
+            transform = self._transform_factory(config)
+            groups = parse_groups(config) if self._config["topic.creation.enable"] else None
             overrides = {
-                k[len("producer.override.") :]: v for k, v in c.config.items() if k.startswith("producer.override.")
+                k[len("producer.override.") :]: v for k, v in config.items() if k.startswith("producer.override.")
             }
             producer = self._producer_factory(self._producer_config_name(task_id), overrides)
             producer.start()
             settings = TaskSettings(
                 flush_interval_s=self._config["offset.flush.interval.ms"] / 1000,
-                tolerate_errors=c.config.get("errors.tolerance", "none").lower() == "all",
-                log_errors=c.config.get("errors.log.enable", "false").lower() == "true",
-                log_error_messages=c.config.get("errors.log.include.messages", "false").lower() == "true",
+                tolerate_errors=config.get("errors.tolerance", "none").lower() == "all",
+                log_errors=config.get("errors.log.enable", "false").lower() == "true",
+                log_error_messages=config.get("errors.log.include.messages", "false").lower() == "true",
                 shutdown_timeout_s=self._config["task.shutdown.graceful.timeout.ms"] / 1000,
             )
             worker_task = WorkerSourceTask(
                 task_id,
                 task,
-                props,
+                task_props,
                 key_converter=key_conv,
                 value_converter=value_conv,
                 header_converter=header_conv,
@@ -288,11 +343,12 @@ class StandaloneHerder(Herder):
                 listener=self,
                 topics=TopicCreator(self._admin, groups),
                 settings=settings,
+                metrics=self._metrics.task_group(c.name, index) if self._metrics is not None else None,
             )
         except Exception as e:  # noqa: BLE001
-            log.error("task %s could not be created: %s", task_id, e)
-            c.task_states[index] = (State.FAILED, _trace(e))
-            self._set_task_state(task_id, State.FAILED, _trace(e))
+            log.error("task %s could not be created: %s", task_id, self._redact(str(e)))
+            c.task_states[index] = (State.FAILED, self._trace(e))
+            self._set_task_state(task_id, State.FAILED, self._trace(e))
             return
         c.tasks[index] = worker_task
         c.task_states[index] = (State.UNASSIGNED, None)
@@ -308,9 +364,10 @@ class StandaloneHerder(Herder):
         await self._stop_tasks(c)
         if c.instance is not None:
             try:
-                await c.instance.stop()
+                with log_context(c.name):
+                    await c.instance.stop()
             except Exception as e:  # noqa: BLE001
-                log.warning("connector %s failed to stop cleanly: %s", c.name, e)
+                log.warning("connector %s failed to stop cleanly: %s", c.name, self._redact(str(e)))
             c.instance = None
 
     async def reconfigure_tasks(self, name: str) -> None:
@@ -373,7 +430,12 @@ class StandaloneHerder(Herder):
         except ConfigError as e:
             raise BadRequestError(str(e)) from e
         # the REST layer checks that the path's {plugin} matches connector.class
-        return await validate_connector_config(self._registry, cls, config, class_value=class_value)
+        if not self._transformer:
+            return await validate_connector_config(self._registry, cls, config, class_value=class_value)
+        # Connect validates the resolved config; what is answered shows the placeholders, never a secret
+        result = self._transformer.transform(config)
+        infos = await validate_connector_config(self._registry, cls, result.data, class_value=class_value)
+        return _masked(infos, config, result.errors, self._redact)
 
     async def put_connector_config(
         self,
@@ -474,12 +536,14 @@ class StandaloneHerder(Herder):
             cls = self._registry.connector_class(c.config.get("connector.class", ""))
             instance: SourceConnector = cls()
             instance.initialize(_ConnectorContext(self, c.name, ConnectorOffsetReader(self._offsets, c.name)))
-            await instance.start(c.config)
+            resolved = self._resolve(c.config)
+            with log_context(c.name):
+                await instance.start(resolved)
             c.instance = instance
             target = self._target(c.name)
             self._set_connector_state(c, State.PAUSED if target is TargetState.PAUSED else State.RUNNING)
         except Exception as e:  # noqa: BLE001
-            self._set_connector_state(c, State.FAILED, _trace(e))
+            self._set_connector_state(c, State.FAILED, self._trace(e))
 
     async def _restart_task(self, c: _Connector, index: int) -> None:
         old = c.tasks.pop(index, None)
@@ -575,7 +639,12 @@ class StandaloneHerder(Herder):
             validate_offset_map("Partition", o.partition)
             validate_offset_map("Offset", o.offset)
         cls = self._registry.connector_class(c.config.get("connector.class", ""))
-        handled = await cls().alter_offsets(c.config, {_freeze(o.partition): o.offset for o in offsets})
+        try:
+            handled = await cls().alter_offsets(
+                self._resolve(c.config), {_freeze(o.partition): o.offset for o in offsets}
+            )
+        except ConnectError as e:
+            raise type(e)(self._redact(str(e))) from None
         await self._offsets.write(c.name, [(o.partition, o.offset) for o in offsets])
         verb = "reset" if reset else "altered"
         if handled:
@@ -621,6 +690,37 @@ class StandaloneHerder(Herder):
 
     def set_logger_level(self, name: str, level: str) -> list[str]:
         return self._loggers.set(name, level)
+
+    # -- metrics ---------------------------------------------------------------------------------------
+    def metric_samples(self) -> Iterable[Sample]:
+        """Worker-level metrics (Connect's connect-worker-metrics and connector status), read at scrape time."""
+        doc_state = "1 for the current state of the connector (label state)."
+        tasks = 0
+        for name, c in sorted(self._connectors.items()):
+            yield sample("kafka_connect_connector_status", "gauge", doc_state, 1, connector=name, state=c.state.value)
+            for i, (state, _trace_text) in sorted(c.task_states.items()):
+                tasks += 1
+                yield sample(
+                    "kafka_connect_connector_task_status",
+                    "gauge",
+                    "1 for the current state of the task (label state).",
+                    1,
+                    connector=name,
+                    task=str(i),
+                    state=state.value,
+                )
+        yield sample(
+            "kafka_connect_connect_worker_metrics_connector_count",
+            "gauge",
+            "The number of connectors run in this worker.",
+            len(self._connectors),
+        )
+        yield sample(
+            "kafka_connect_connect_worker_metrics_task_count",
+            "gauge",
+            "The number of tasks run in this worker.",
+            tasks,
+        )
 
 
 def _freeze(partition: Mapping[str, Any]) -> tuple[tuple[str, Any], ...]:

@@ -10,6 +10,7 @@ from urllib.parse import urlsplit
 
 from connect_worker.api import ConfigDef, ConfigError, ConfigType, Importance
 from connect_worker.api.config import at_least, one_of
+from connect_worker.runtime.config_providers import PROVIDERS_KEY, ConfigTransformer
 
 JSON_CONVERTER = "org.apache.kafka.connect.json.JsonConverter"
 SIMPLE_HEADER_CONVERTER = "org.apache.kafka.connect.storage.SimpleHeaderConverter"
@@ -169,6 +170,45 @@ WORKER_CONFIG_DEF = (
     .define("topic.tracking.enable", ConfigType.BOOLEAN, True, documentation="Track the topics each connector uses.")
     .define("topic.tracking.allow.reset", ConfigType.BOOLEAN, True, documentation="Allow resetting tracked topics.")
     .define(
+        "admin.listeners",
+        ConfigType.LIST,
+        None,
+        importance=Importance.LOW,
+        documentation="Listeners serving /admin (loggers) instead of the REST listeners; empty disables /admin. "
+        "TLS settings of https admin listeners use the prefix admin.listeners.https.",
+    )
+    .define(
+        "rest.extension.classes",
+        ConfigType.LIST,
+        "",
+        importance=Importance.LOW,
+        documentation="REST extensions: org.apache.kafka.connect.rest.basic.auth.extension."
+        "BasicAuthSecurityRestExtension turns on HTTP basic authentication.",
+    )
+    .define(
+        "rest.basic.auth.credentials.file",
+        ConfigType.STRING,
+        None,
+        importance=Importance.MEDIUM,
+        documentation="Properties file of user=password lines (Connect's PropertyFileLoginModule file); "
+        "setting it turns on HTTP basic authentication of the REST API (GET /health stays open).",
+    )
+    .define(
+        "rest.basic.auth.realm",
+        ConfigType.STRING,
+        "connect",
+        importance=Importance.LOW,
+        documentation="Realm named in the WWW-Authenticate header of 401 answers.",
+    )
+    .define(
+        PROVIDERS_KEY,
+        ConfigType.LIST,
+        "",
+        importance=Importance.LOW,
+        documentation="Names of config providers resolving ${name:path:key} placeholders in worker and connector "
+        "configs; each needs config.providers.<name>.class (and optional config.providers.<name>.param.*).",
+    )
+    .define(
         "connector.client.config.override.policy",
         ConfigType.STRING,
         "All",
@@ -205,14 +245,36 @@ class WorkerConfig:
     raw: Mapping[str, str]
     values: Mapping[str, Any]
     listeners: tuple[Listener, ...]
+    admin_listeners: tuple[Listener, ...] | None = None  # None: /admin on the REST listeners; (): disabled
+    config_transformer: ConfigTransformer = dataclasses.field(default_factory=lambda: ConfigTransformer({}))
 
     @classmethod
-    def from_properties(cls, props: Mapping[str, str]) -> WorkerConfig:
-        values = WORKER_CONFIG_DEF.parse(props)
+    def from_properties(cls, props: Mapping[str, str], *, environ: Mapping[str, str] | None = None) -> WorkerConfig:
+        """Parses and checks the settings. Placeholders of the worker's own config providers are resolved in
+        every value but the `config.providers.*` keys themselves (as Kafka's AbstractConfig does)."""
+        transformer = ConfigTransformer.from_worker_properties(props, environ=environ)
+        if transformer:
+            own = {k: v for k, v in props.items() if not k.startswith(PROVIDERS_KEY)}
+            props = {**props, **transformer.resolve(own)}
+        try:
+            values = WORKER_CONFIG_DEF.parse(props)
+        except ConfigError as e:  # a value from a provider must not show in the message
+            raise ConfigError(transformer.redactor.redact(str(e)), name=e.name) from None
+        for key in WORKER_CONFIG_DEF.keys:  # LIST defaults are written as text: split them as given values are
+            if key.type is ConfigType.LIST and isinstance(values[key.name], str):
+                values[key.name] = [x.strip() for x in values[key.name].split(",") if x.strip()]
         listeners = tuple(parse_listener(x) for x in values["listeners"] if x.strip())
         if not listeners:
             raise ConfigError("At least one listener is required in listeners", name="listeners")
-        return cls(raw=dict(props), values=values, listeners=listeners)
+        admin = values["admin.listeners"]
+        admin_listeners = None if admin is None else tuple(parse_listener(x) for x in admin if x.strip())
+        return cls(
+            raw=dict(props),
+            values=values,
+            listeners=listeners,
+            admin_listeners=admin_listeners,
+            config_transformer=transformer,
+        )
 
     def __getitem__(self, key: str) -> Any:
         return self.values[key]

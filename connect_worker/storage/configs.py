@@ -101,7 +101,12 @@ class ConfigStore:
         await ensure_compacted_topic(
             self._admin, self.topic, partitions=1, replication_factor=self._rf, purpose="config.storage.topic"
         )
-        count = await self._admin.partition_count(self.topic)
+        count = None
+        for _ in range(50):  # a topic just created may not be in the metadata yet
+            count = await self._admin.partition_count(self.topic)
+            if count is not None:
+                break
+            await asyncio.sleep(0.1)
         if count != 1:
             raise ConfigError(
                 f"Topic '{self.topic}' supplied via the 'config.storage.topic' property is required to have a "
