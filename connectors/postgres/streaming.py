@@ -4,7 +4,16 @@ One transaction at a time, in commit order. Every record carries the offset of i
 worker commits exactly what Kafka acknowledged. Positions (decimal LSNs): a data event's `lsn` is the
 XLogData start of its change; a Commit's is its end LSN, which becomes `lsn_commit` for what follows.
 On restart the server is asked to start at the last fully processed commit; the events of the partly
-processed transaction that were already emitted (same xid, LSN ≤ stored lsn_proc) are skipped.
+processed transaction that were already emitted (same xid, LSN ≤ stored lsn) are skipped, its BEGIN record is
+not emitted again and its transaction-metadata counters continue from the stored ones.
+
+Details that follow the real Debezium 3.6.3 (checked with the differential harness):
+* a transactional logical message is an event of its transaction (`transaction` block, counted in END); it
+  and BEGIN leave `lsn_proc` (last completely processed LSN) where it was;
+* a non-transactional one is handled like a commit of its own: `lsn_commit = lsn_proc = lsn` and later events'
+  `sequence` start from it; its `source.ts_ms` is the last commit time seen (not the clock); no `txId`;
+* the offset of a heartbeat after a COMMIT has no transaction keys (the END record's offset has them);
+* a key built from a key-only old tuple fills its required fields like the before image does.
 """
 
 from __future__ import annotations
@@ -17,6 +26,7 @@ from typing import Any
 
 from connect_worker.api import SourceRecord, Struct
 from connectors.postgres.lsn import Lsn
+from connectors.postgres.messages import message_collection_id
 from connectors.postgres.offsets import StoredPosition, streaming_offset
 from connectors.postgres.protocol import pgoutput as pg
 from connectors.postgres.protocol.copy_both import PG_EPOCH_OFFSET_US
@@ -47,6 +57,7 @@ class StreamingSettings:
     message_topic: str
     binary_message_content: Callable[[bytes], Any]
     heartbeat_interval_s: float
+    skip_messages_without_change: bool = False
 
 
 class StreamingChangeSource:
@@ -65,7 +76,10 @@ class StreamingChangeSource:
         settings: StreamingSettings,
         stored: StoredPosition | None,
         heartbeat: Callable[[Mapping[str, Any]], Awaitable[None]] | None = None,
+        initial_offset: Mapping[str, Any] | None = None,
     ) -> None:
+        """`initial_offset`: what a heartbeat carries before the first event (after a snapshot: Debezium's
+        `{"lsn","txId","ts_usec"}` of the snapshot); by default the stored offset, if any."""
         self._queue = queue
         self._records = records
         self._source = source_info
@@ -78,9 +92,17 @@ class StreamingChangeSource:
         self._heartbeat = heartbeat
         self._relations: dict[int, _RelationState] = {}
         self._xid: int | None = None
-        self._commit_us = 0
+        self._commit_us = stored.ts_usec if stored else 0
         self.last_commit_lsn: int | None = stored.lsn_commit if stored else None
-        self.last_offset: dict[str, Any] | None = None
+        self._lsn_proc: int | None = stored.lsn_proc if stored else None
+        # a heartbeat before the first new event carries the stored offset again (as Debezium's does)
+        self.last_offset: dict[str, Any] | None = (
+            dict(initial_offset)
+            if initial_offset is not None
+            else stored.offset()
+            if stored is not None and not stored.snapshot_in_progress
+            else None
+        )
         self._last_heartbeat = time.monotonic()
         self.events_seen = 0
         self.events_filtered = 0
@@ -97,15 +119,25 @@ class StreamingChangeSource:
         elif kind is pg.Begin:
             self._xid = msg.xid
             self._commit_us = msg.commit_time + PG_EPOCH_OFFSET_US
+            # lsn_proc stays: in Debezium a BEGIN is not a completely processed position
             if self._tx is not None:
-                self._tx.start()
-                await self._put(self._tx.begin(self._xid, lsn, self._commit_us, self._offset(lsn, "BEGIN")))
+                stored = self._stored
+                if stored is not None and stored.in_transaction(msg.xid):  # BEGIN already emitted before a stop
+                    if stored.transaction_id == str(msg.xid):
+                        self._tx.restore(stored.transaction_orders)
+                    else:
+                        self._tx.start()
+                    self._tx.resume(self._commit_us)
+                else:
+                    self._tx.start()
+                    await self._put(self._tx.begin(self._xid, lsn, self._commit_us, self._offset(lsn, "BEGIN")))
         elif kind is pg.Commit:
             self.last_commit_lsn = lsn
-            offset = self._offset(lsn, "COMMIT")
-            self.last_offset = offset
+            self._lsn_proc = lsn
+            offset = self._offset(lsn, "COMMIT", transaction_keys=False)
             if self._tx is not None and self._xid is not None:
-                await self._put(self._tx.end(self._xid, lsn, offset))
+                await self._put(self._tx.end(self._xid, lsn, {**offset, **self._tx.offset_keys(self._xid)}))
+            self.last_offset = offset
             self._xid = None
             await self.maybe_heartbeat()
         elif kind is pg.Relation:
@@ -126,15 +158,16 @@ class StreamingChangeSource:
             await self._heartbeat(self.last_offset)
 
     # -- helpers -------------------------------------------------------------------------------------
-    def _offset(self, lsn: int, message_type: str) -> dict[str, Any]:
+    def _offset(self, lsn: int, message_type: str, *, transaction_keys: bool = True) -> dict[str, Any]:
         offset = streaming_offset(
             lsn=lsn,
+            lsn_proc=self._lsn_proc,
             lsn_commit=self.last_commit_lsn,
             tx_id=self._xid,
             ts_usec=self._commit_us,
             message_type=message_type,
         )
-        if self._tx is not None and self._xid is not None:
+        if transaction_keys and self._tx is not None and self._xid is not None:
             offset.update(self._tx.offset_keys(self._xid))
         return offset
 
@@ -166,6 +199,7 @@ class StreamingChangeSource:
 
     async def _row(self, lsn: int, msg: Any) -> None:
         self.events_seen += 1
+        self._lsn_proc = lsn
         rel = self._relations.get(msg.relation_id)
         if rel is None:
             raise RuntimeError(f"change for relation {msg.relation_id} arrived before its Relation message")
@@ -181,13 +215,9 @@ class StreamingChangeSource:
         value_fn = rel.value_fn
         key_fn = rel.key_fn
         assert value_fn is not None
-        # counted first: the record's offset includes this event in the transaction's per-table order
-        tx = self._tx.event(self._xid, lsn, str(rel.table_id)) if self._tx is not None and self._xid else None
-        offset = self._offset(lsn, "INSERT" if op == "c" else "UPDATE" if op == "u" else "DELETE")
-        self.last_offset = offset
-        source = self._source_struct(rel, lsn)
         records = self._records
         if op == "c":
+            tx, offset, source = self._event(rel, lsn, "INSERT")
             new = msg.new
             await self._put(
                 records.read_or_create(
@@ -204,9 +234,16 @@ class StreamingChangeSource:
             old_key = None
             if old_tuple is not None:
                 before = value_fn(old_tuple)
+                old_key = key_fn(old_tuple) if key_fn else None
                 if msg.old is None:
                     before = fill_required(before)
-                old_key = key_fn(old_tuple) if key_fn else None
+                    old_key = fill_required(old_key) if old_key is not None else None
+            after = value_fn(new)
+            if self._settings.skip_messages_without_change and after == before:
+                # skip.messages.without.change: no included column changed (needs REPLICA IDENTITY FULL)
+                self.events_filtered += 1
+                return
+            tx, offset, source = self._event(rel, lsn, "UPDATE")
             key = key_fn(new) if key_fn else None
             create_tx = create_offset = None
             if records.key_changed(old_key, key) and self._tx is not None and self._xid:
@@ -220,7 +257,7 @@ class StreamingChangeSource:
                 old_key,
                 key,
                 before,
-                value_fn(new),
+                after,
                 source,
                 tx,
                 offset,
@@ -229,14 +266,26 @@ class StreamingChangeSource:
             ):
                 await self._put(r)
             return
+        tx, offset, source = self._event(rel, lsn, "DELETE")
         old_tuple = msg.old if msg.old is not None else msg.key
         before = value_fn(old_tuple)
-        if msg.old is None:
+        old_key = key_fn(old_tuple) if key_fn else None
+        if msg.old is None:  # key-only old tuple: required fields get their default or zero value
             before = fill_required(before)
-        for r in records.delete(schema, rel.topic, key_fn(old_tuple) if key_fn else None, before, source, tx, offset):
+            old_key = fill_required(old_key) if old_key is not None else None
+        for r in records.delete(schema, rel.topic, old_key, before, source, tx, offset):
             await self._put(r)
 
+    def _event(self, rel: _RelationState, lsn: int, message_type: str) -> tuple[Struct | None, dict[str, Any], Struct]:
+        """The transaction block, offset and source of an event about to be emitted. Counted first: the offset
+        includes this event in the transaction's per-table order."""
+        tx = self._tx.event(self._xid, lsn, str(rel.table_id)) if self._tx is not None and self._xid else None
+        offset = self._offset(lsn, message_type)
+        self.last_offset = offset
+        return tx, offset, self._source_struct(rel, lsn)
+
     async def _truncate(self, lsn: int, msg: pg.Truncate) -> None:
+        self._lsn_proc = lsn
         if "t" in self._settings.skipped_operations:
             self.events_filtered += len(msg.relation_ids)
             return
@@ -250,22 +299,25 @@ class StreamingChangeSource:
             await self._put(self._records.truncate(rel.schema, rel.topic, self._source_struct(rel, lsn), tx, offset))
 
     async def _message(self, lsn: int, msg: pg.LogicalMessage) -> None:
-        if not self._settings.message_filter(msg.prefix):
-            return
         transactional = msg.transactional and self._xid is not None
-        ts_us = self._commit_us if transactional else time.time_ns() // 1000
+        if not transactional:
+            # Debezium commits a non-transactional message on its own: it is the new commit position, and
+            # its time is the last commit time seen (the clock only when none is known yet)
+            self.last_commit_lsn = self._lsn_proc = lsn
+            if not self._commit_us:
+                self._commit_us = time.time_ns() // 1000
         xid = self._xid if transactional else None
-        if transactional:
-            offset = self._offset(lsn, "MESSAGE")
-        else:
-            offset = streaming_offset(
-                lsn=lsn, lsn_commit=self.last_commit_lsn, tx_id=None, ts_usec=ts_us, message_type="MESSAGE"
-            )
+        if not self._settings.message_filter(msg.prefix):
+            if not transactional:
+                self.last_offset = self._message_offset(lsn)
+                await self.maybe_heartbeat()
+            return
+        tx = self._tx.event(xid, lsn, message_collection_id()) if self._tx is not None and xid is not None else None
+        offset = self._offset(lsn, "MESSAGE") if transactional else self._message_offset(lsn)
         self.last_offset = offset
         source = self._source.struct(
-            ts_us=ts_us, schema="", table="", tx_id=xid, lsn=lsn, last_commit_lsn=self.last_commit_lsn
+            ts_us=self._commit_us, schema="", table="", tx_id=xid, lsn=lsn, last_commit_lsn=self.last_commit_lsn
         )
-        tx = self._tx.event(xid, lsn, "") if self._tx is not None and xid is not None else None
         await self._put(
             self._message_records(
                 topic=self._settings.message_topic,
@@ -276,6 +328,12 @@ class StreamingChangeSource:
                 offset=offset,
             )
         )
+        if not transactional:
+            await self.maybe_heartbeat()
+
+    def _message_offset(self, lsn: int) -> dict[str, Any]:
+        """The offset of a non-transactional message: a commit position of its own, without txId."""
+        return streaming_offset(lsn=lsn, lsn_commit=lsn, tx_id=None, ts_usec=self._commit_us, message_type="MESSAGE")
 
 
 def _is_unchanged(v: Any) -> bool:

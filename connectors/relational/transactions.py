@@ -4,7 +4,7 @@ BEGIN, events and END of one transaction carry different suffixes, as Debezium's
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from connect_worker.api import SourceRecord, Struct
@@ -41,6 +41,16 @@ class TransactionMonitor:
     def start(self) -> None:
         self._total = 0
         self._per_collection = {}
+
+    def restore(self, per_collection: Iterable[tuple[str, int]]) -> None:
+        """Resume an open transaction from the counts stored in its last committed offset (Debezium's
+        TransactionContext.load): the total is the sum of the per-collection counts."""
+        self._per_collection = dict(per_collection)
+        self._total = sum(self._per_collection.values())
+
+    def resume(self, commit_us: int) -> None:
+        """The BEGIN of a transaction resumed after a restart: its BEGIN record was already emitted."""
+        self._commit_ms = commit_us // 1000
 
     def begin(self, xid: int, lsn: int, commit_us: int, offset: Mapping[str, Any]) -> SourceRecord:
         self._commit_ms = commit_us // 1000

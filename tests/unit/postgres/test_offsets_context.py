@@ -48,3 +48,42 @@ def test_resume_skips_only_the_emitted_part_of_the_open_transaction() -> None:
         {"lsn_proc": 300, "messageType": "COMMIT", "lsn_commit": 300, "lsn": 300, "txId": 7, "ts_usec": 0}
     )
     assert committed is not None and not committed.already_emitted(7, 250)
+
+
+def test_a_stored_begin_emitted_none_of_the_transactions_events() -> None:
+    # a BEGIN's LSN is the one of the transaction's first change: skipping "≤ lsn" would lose that change
+    p = StoredPosition.from_offset(
+        {"transaction_id": "7", "lsn_proc": 90, "messageType": "BEGIN", "lsn_commit": 90, "lsn": 150, "txId": 7}
+    )
+    assert p is not None and p.in_transaction(7) and not p.in_transaction(8)
+    assert not p.already_emitted(7, 150)
+
+
+def test_resume_uses_the_last_emitted_lsn_not_lsn_proc() -> None:
+    # Debezium 3.6.3: a transactional MESSAGE keeps lsn_proc at the event before it; `lsn` is the message's
+    p = StoredPosition.from_offset(
+        {
+            "transaction_id": "7",
+            "lsn_proc": 120,
+            "messageType": "MESSAGE",
+            "lsn": 180,
+            "txId": 7,
+            "transaction_data_collection_order_public.a": 2,
+            "transaction_data_collection_order_x": 1,
+        }
+    )
+    assert p is not None
+    assert p.already_emitted(7, 180) and not p.already_emitted(7, 181)
+    assert p.transaction_id == "7"
+    assert dict(p.transaction_orders) == {"public.a": 2, "x": 1}
+
+
+def test_non_transactional_message_offset_is_not_inside_a_transaction() -> None:
+    p = StoredPosition.from_offset({"lsn_proc": 50, "messageType": "MESSAGE", "lsn_commit": 50, "lsn": 50})
+    assert p is not None and not p.in_transaction(None) and not p.already_emitted(9, 40)
+    assert p.offset() == {"lsn_proc": 50, "messageType": "MESSAGE", "lsn_commit": 50, "lsn": 50, "ts_usec": 0}
+
+
+def test_stored_offset_after_a_snapshot_is_replayed_in_debeziums_form() -> None:
+    p = StoredPosition.from_offset(snapshot_offset(lsn=10, tx_id=3, ts_usec=5, last=True))
+    assert p is not None and p.offset() == {"lsn": 10, "txId": 3, "ts_usec": 5}
