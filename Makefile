@@ -5,13 +5,14 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: help venv up down status run test unit lint fmt clean
+.PHONY: help venv up down status run test unit lint fmt clean bench
 
 help:
 	@echo "make run    set up everything, start the services and the worker (REST on 127.0.0.1:8083)"
 	@echo "make test   set up everything, start the services, lint and run the whole test suite"
 	@echo "make up / make down / make status   the local Kafka + PostgreSQL services"
 	@echo "make lint   ruff, mypy and the import contracts"
+	@echo "make bench  side-by-side benchmark with Debezium (BENCH_SIZE=smoke|small|full, see benchmarks/README.md)"
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11+ is required (found %s)" % sys.version.split()[0])'
@@ -50,6 +51,10 @@ unit: venv
 
 test: up lint
 	$(PY) -m pytest -q
+
+bench: up
+	$(PY) -m pip install -q -e '.[dev,bench]'
+	$(PY) -m benchmarks run
 
 clean: down
 	rm -rf .devstack $(VENV)

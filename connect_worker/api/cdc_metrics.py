@@ -178,8 +178,20 @@ class StreamingMetrics(_CommonMetrics):
         if source_ts_ms is not None:
             self.behind.set(max(0.0, time.time() * 1000 - source_ts_ms))
 
-    def committed_transaction(self) -> None:
-        self.transactions.inc()
+    def events(self, op: str, count: int, source_ts_ms: int | None = None) -> None:
+        """`count` change events of one operation at once (a connector reporting per batch)."""
+        if count <= 0:
+            return
+        self.seen.inc(count)
+        self._last_event = time.monotonic()
+        counter = self._by_op.get(_OPS.get(op, ""))
+        if counter is not None:
+            counter.inc(count)
+        if source_ts_ms is not None:
+            self.behind.set(max(0.0, time.time() * 1000 - source_ts_ms))
+
+    def committed_transaction(self, count: int = 1) -> None:
+        self.transactions.inc(count)
 
 
 __all__ = ["SnapshotMetrics", "StreamingMetrics"]

@@ -145,7 +145,8 @@ def length_and_scale(column_type: ColumnType, typmod: int) -> tuple[int | None, 
         resolved = resolved.element.resolved
     name = resolved.name if resolved.schema == "pg_catalog" else ""
     if name in ("varchar", "bpchar"):
-        return (typmod - _VARHDRSZ if typmod >= _VARHDRSZ else None), None
+        # the PG JDBC driver reports DECIMAL_DIGITS 0 for them: Debezium 3.6.3 propagates scale "0"
+        return (typmod - _VARHDRSZ if typmod >= _VARHDRSZ else None), 0
     if name == "numeric":
         if typmod < _VARHDRSZ:
             return None, None

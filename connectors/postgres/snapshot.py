@@ -141,7 +141,7 @@ async def run_snapshot(
             statement, names = _select(ts, settings.select_overrides.get(ts.id))
             if names is None:
                 names = await _columns_of(conn, statement)
-            key_fn, value_fn = ts.row_converter(names)
+            key_fn, value_fn = ts.row_converter(names, snapshot=True)
             topic = topic_for(ts.id)
             row_index = 0
             async with conn.cursor().copy(sql.SQL("COPY ({}) TO STDOUT").format(statement)) as copy:

@@ -106,6 +106,13 @@ class StreamingChangeSource:
         self._last_heartbeat = time.monotonic()
         self.events_seen = 0
         self.events_filtered = 0
+        self.commits = 0
+        self.ops = {"c": 0, "u": 0, "d": 0}  # per-operation counts, read by the task's metrics
+
+    @property
+    def commit_time_ms(self) -> int:
+        """Commit time of the transaction being (or last) processed."""
+        return self._commit_us // 1000
 
     # -- the dispatch loop ---------------------------------------------------------------------------
     async def handle_batch(self, batch: list[tuple[Lsn, Any]]) -> None:
@@ -132,6 +139,7 @@ class StreamingChangeSource:
                     self._tx.start()
                     await self._put(self._tx.begin(self._xid, lsn, self._commit_us, self._offset(lsn, "BEGIN")))
         elif kind is pg.Commit:
+            self.commits += 1
             self.last_commit_lsn = lsn
             self._lsn_proc = lsn
             offset = self._offset(lsn, "COMMIT", transaction_keys=False)
@@ -212,6 +220,7 @@ class StreamingChangeSource:
         if op in self._settings.skipped_operations:
             self.events_filtered += 1
             return
+        self.ops[op] += 1
         value_fn = rel.value_fn
         key_fn = rel.key_fn
         assert value_fn is not None

@@ -20,16 +20,19 @@ from typing import Any, ClassVar
 import psycopg
 
 from connect_worker.api import RetriableError, SourceRecord, SourceTask
+from connect_worker.api.cdc_metrics import SnapshotMetrics, StreamingMetrics
+from connect_worker.api.metrics import task_metrics
 from connectors.postgres import catalog
-from connectors.postgres.config import LogicalDecoder, PostgresConnectorConfig, SnapshotMode, conninfo
+from connectors.postgres.config import LogicalDecoder, PostgresConnectorConfig, conninfo
 from connectors.postgres.lsn import Lsn
 from connectors.postgres.messages import message_record
-from connectors.postgres.offsets import StoredPosition
+from connectors.postgres.offsets import StoredPosition, snapshot_offset
 from connectors.postgres.protocol import pgoutput as pg
 from connectors.postgres.publication import apply_replica_identities, ensure_publication
 from connectors.postgres.replication import ReplicationConnection, ReplicationStream, SnapshotAction
 from connectors.postgres.slot import drop_slot_on_stop, ensure_slot, output_plugin, retry_slot_operation
 from connectors.postgres.snapshot import SnapshotSettings, run_snapshot
+from connectors.postgres.snapshotter import Snapshotter, check_stored_position
 from connectors.postgres.source_info import DEBEZIUM_VERSION, SOURCE_SCHEMA, SourceInfo
 from connectors.postgres.streaming import StreamingChangeSource, StreamingSettings
 from connectors.postgres.value_converters import TypeOptions, converter_for
@@ -129,8 +132,26 @@ class PostgresConnectorTask(SourceTask):
             headers=context_headers(config.topic_prefix, "0", "postgresql", run_id),
             tombstones_on_delete=config.tombstones_on_delete,
         )
-        stored = StoredPosition.from_offset(self.context.offset_storage_reader.offset(self._partition))
-        self._runner = asyncio.get_running_loop().create_task(self._run(stored), name=f"pg-{config.topic_prefix}")
+        self._snapshotter = Snapshotter.of(config)
+        group = task_metrics(self.context)
+        queue = self._queue
+        self._snapshot_metrics = SnapshotMetrics(
+            group,
+            "postgres",
+            config.topic_prefix,
+            queue_capacity=config.max_queue_size,
+            queue_remaining=lambda: queue.remaining_capacity,
+        )
+        self._streaming_metrics = StreamingMetrics(
+            group,
+            "postgres",
+            config.topic_prefix,
+            queue_capacity=config.max_queue_size,
+            queue_remaining=lambda: queue.remaining_capacity,
+        )
+        self._initial_offset: dict[str, Any] | None = None
+        raw_offset = self.context.offset_storage_reader.offset(self._partition)
+        self._runner = asyncio.get_running_loop().create_task(self._run(raw_offset), name=f"pg-{config.topic_prefix}")
 
     @staticmethod
     def _is_character_column(column: Column) -> bool:
@@ -189,15 +210,20 @@ class PostgresConnectorTask(SourceTask):
             self._replication = None
 
     # -- the pipeline -----------------------------------------------------------------------------------
-    async def _run(self, stored: StoredPosition | None) -> None:
+    async def _run(self, raw_offset: Mapping[str, Any] | None) -> None:
         assert self._queue is not None and self._config is not None
         config = self._config
         attempts = 0
         try:
-            snapshot_needed = self._snapshot_needed(stored)
-            position = stored
+            position: StoredPosition | None = None
+            snapshot_needed = False
+            decided = False
             while True:
                 try:
+                    if not decided:
+                        position = await self._checked_position(raw_offset)
+                        snapshot_needed = self._snapshot_needed(position)
+                        decided = True
                     position = await self._capture(position, snapshot_needed)
                     return
                 except RetriableError as e:
@@ -211,9 +237,11 @@ class PostgresConnectorTask(SourceTask):
                         attempts,
                     )
                     await self._close_stream()
+                    await self._close_sql()  # it may be as dead as the stream: always a new one
                     await asyncio.sleep(config.retriable_restart_connector_wait_ms / 1000)
                     snapshot_needed = snapshot_needed and self._last_stored_is_snapshot()
                     position = self._resume_position or position
+                    self._resuming = True
         except asyncio.CancelledError:
             raise
         except BaseException as e:  # noqa: BLE001 - handed to poll(), which fails the task
@@ -221,31 +249,42 @@ class PostgresConnectorTask(SourceTask):
             self._queue.fail(e)
 
     _resume_position: StoredPosition | None = None
+    _resuming = False
 
     def _last_stored_is_snapshot(self) -> bool:
         return self._resume_position is None
 
-    def _snapshot_needed(self, stored: StoredPosition | None) -> bool:
+    async def _checked_position(self, raw_offset: Mapping[str, Any] | None) -> StoredPosition | None:
+        """The stored position after Debezium's start-up checks (snapshotter.check_stored_position): an
+        interrupted snapshot in a never-snapshot mode or a lost position fail the task; a lost position in
+        when_needed is forgotten (so the task snapshots)."""
         config = self._config
         assert config is not None
-        mode = config.snapshot_mode
-        pending = stored is None or stored.snapshot_in_progress
-        if mode is SnapshotMode.ALWAYS:
-            return True
-        if mode in (SnapshotMode.INITIAL, SnapshotMode.INITIAL_ONLY, SnapshotMode.WHEN_NEEDED):
-            return pending
-        if mode is SnapshotMode.CONFIGURATION_BASED:
-            return config.snapshot_data and pending
-        return False  # no_data (never)
+        stored = StoredPosition.from_offset(raw_offset)
+        if stored is None:
+            log.info("No previous offset found")
+            return None
+        log.info("Found previous offset %s", dict(raw_offset or {}))
+        if self._sql is None or self._sql.closed:
+            self._sql = await self._connect_sql()
+        keep = await check_stored_position(
+            self._sql, config, self._snapshotter, raw_offset, snapshot_in_progress=stored.snapshot_in_progress
+        )
+        return stored if keep else None
+
+    def _snapshot_needed(self, stored: StoredPosition | None) -> bool:
+        return self._snapshotter.should_snapshot_data(
+            stored is not None, stored is not None and stored.snapshot_in_progress
+        )
 
     def _streams(self) -> bool:
-        config = self._config
-        assert config is not None
-        if config.snapshot_mode is SnapshotMode.INITIAL_ONLY:
-            return False
-        if config.snapshot_mode is SnapshotMode.CONFIGURATION_BASED:
-            return config.snapshot_start_stream
-        return True
+        return self._snapshotter.should_stream()
+
+    async def _close_sql(self) -> None:
+        if self._sql is not None:
+            with contextlib.suppress(Exception):
+                await self._sql.close()
+            self._sql = None
 
     async def _connect_sql(self) -> psycopg.AsyncConnection[Any]:
         config = self._config
@@ -268,15 +307,16 @@ class PostgresConnectorTask(SourceTask):
         tables = await catalog.read_tables(sql_conn, self._tables.accepts)
         self._tables_by_id = dict(tables)
         self._schemas = {tid: TableSchema(t, self._builder) for tid, t in tables.items()}
-        if config.plugin_name is LogicalDecoder.PGOUTPUT:
+        streams = self._streams()
+        if streams and config.plugin_name is LogicalDecoder.PGOUTPUT:
+            # Debezium 3.6.3 initialises the publication with the replication connection: not in initial_only
             await ensure_publication(sql_conn, config, sorted(tables))
         await apply_replica_identities(sql_conn, config.replica_identity_autoset_values, sorted(tables))
 
-        streams = self._streams()
         repl: ReplicationConnection | None = None
         exported: str | None = None
         consistent: int | None = None
-        if streams or snapshot_needed:
+        if streams:  # initial_only neither creates a slot nor opens a replication connection
             repl = await ReplicationConnection.connect(conninfo(config, replication=True))
             self._replication = repl
             ensured = await ensure_slot(
@@ -297,6 +337,7 @@ class PostgresConnectorTask(SourceTask):
             try:
                 order = sorted(self._schemas)
                 included = self._snapshot_tables(order)
+                self._snapshot_metrics.started([str(t) for t in included])
                 result = await run_snapshot(
                     snap_conn,
                     [self._schemas[t] for t in included],
@@ -312,15 +353,26 @@ class PostgresConnectorTask(SourceTask):
                         select_overrides=self._select_overrides(),
                     ),
                 )
+            except BaseException:
+                self._snapshot_metrics.aborted_now()
+                raise
             finally:
                 await snap_conn.close()
+            self._snapshot_metrics.seen.inc(result.records)
+            self._snapshot_metrics.completed()
             start_lsn = result.lsn
             stored = None
+            # what Debezium's heartbeats carry until the first streamed event
+            self._initial_offset = {"lsn": result.lsn, "txId": result.tx_id, "ts_usec": time.time_ns() // 1000}
+            # a retriable failure from here on resumes streaming at the snapshot's position: no new snapshot
+            self._resume_position = StoredPosition.from_offset(
+                snapshot_offset(lsn=result.lsn, tx_id=result.tx_id, ts_usec=0, last=True)
+            )
         if not streams:
             log.info("snapshot.mode=%s: not streaming", config.snapshot_mode.value)
             return stored
         assert repl is not None
-        await self._stream_from(repl, start_lsn, stored)
+        await self._stream_from(repl, start_lsn, stored, initial_offset=self._initial_offset)
         return stored
 
     def _snapshot_tables(self, order: Sequence[TableId]) -> list[TableId]:
@@ -390,7 +442,12 @@ class PostgresConnectorTask(SourceTask):
                 log.warning("heartbeat action query failed: %s", e)
 
     async def _stream_from(
-        self, repl: ReplicationConnection, start_lsn: int | None, stored: StoredPosition | None
+        self,
+        repl: ReplicationConnection,
+        start_lsn: int | None,
+        stored: StoredPosition | None,
+        *,
+        initial_offset: Mapping[str, Any] | None = None,
     ) -> None:
         config = self._config
         queue = self._queue
@@ -409,7 +466,13 @@ class PostgresConnectorTask(SourceTask):
             description="start streaming from the replication slot",
         )
         self._stream = stream
-        if start_lsn:
+        if config.values.get("flush.lsn.source") is False:
+            pass  # never tell the slot anything (flush.lsn.source=false)
+        elif self._resuming:
+            # after a retriable failure the resume point may not be in Kafka yet: confirm only what was flushed
+            if self._confirmed:
+                stream.confirm(Lsn(self._confirmed))
+        elif start_lsn:
             stream.confirm(Lsn(start_lsn))  # everything before the resume point is already in Kafka
             self._confirmed = max(self._confirmed, start_lsn)
         self._streaming_started = True
@@ -430,19 +493,48 @@ class PostgresConnectorTask(SourceTask):
                 message_topic=self._naming.message_topic(),
                 binary_message_content=_binary_content(config.binary_handling_mode.value),
                 heartbeat_interval_s=heartbeat_s,
+                skip_messages_without_change=config.skip_messages_without_change,
             ),
             stored=stored,
+            initial_offset=initial_offset,
             heartbeat=self._heartbeat if heartbeat_s > 0 else None,
         )
         log.info("streaming from slot %s at %s", config.slot_name, lsn)
         wait = min(heartbeat_s, 1.0) if heartbeat_s > 0 else 1.0
+        metrics = self._streaming_metrics
+        metrics.connected(True)
+        reported = _Reported()
         try:
             while not self._stopping:
                 batch = await stream.read_batch(max_messages=config.max_batch_size, timeout=wait)
                 if batch:
                     await source.handle_batch(batch)
                     self._resume_position = StoredPosition.from_offset(source.last_offset)
+                    reported.update(metrics, source)
                 else:
                     await source.maybe_heartbeat()
         except psycopg.OperationalError as e:
             raise RetriableError(f"lost the replication connection: {e}") from e
+        finally:
+            metrics.connected(False)
+
+
+class _Reported:
+    """What the streaming metrics were last told, to report each batch's increments cheaply."""
+
+    __slots__ = ("commits", "filtered", "ops")
+
+    def __init__(self) -> None:
+        self.filtered = self.commits = 0
+        self.ops = {"c": 0, "u": 0, "d": 0}
+
+    def update(self, metrics: StreamingMetrics, source: StreamingChangeSource) -> None:
+        for op, n in source.ops.items():
+            metrics.events(op, n - self.ops[op], source.commit_time_ms)
+            self.ops[op] = n
+        if source.events_filtered > self.filtered:
+            metrics.filtered(source.events_filtered - self.filtered)
+            self.filtered = source.events_filtered
+        if source.commits > self.commits:
+            metrics.committed_transaction(source.commits - self.commits)
+            self.commits = source.commits

@@ -27,6 +27,9 @@ class ColumnConverter(Protocol):
     @property
     def from_text(self) -> Callable[[str], Any]: ...
 
+    @property
+    def from_snapshot_text(self) -> Callable[[str], Any] | None: ...
+
 
 class ColumnMapper(Protocol):
     """A column.* shaping rule (mask, truncate, hash, propagate source type)."""
@@ -59,6 +62,7 @@ class _Field:
     convert: Callable[[str], Any]
     map_value: Callable[[Any], Any] | None
     placeholder: Any
+    snapshot_convert: Callable[[str], Any]
 
 
 RowFn = Callable[[Sequence[Any]], Any]
@@ -86,6 +90,7 @@ class TableSchema:
                 conv.from_text,
                 mapper.value if mapper is not None else None,
                 _placeholder(schema, settings.unavailable_placeholder),
+                conv.from_snapshot_text or conv.from_text,
             )
             by_column[col.name] = field
             if settings.column_included(table.id, col.name):
@@ -115,16 +120,19 @@ class TableSchema:
             name=base + ".Envelope",
             version=ENVELOPE_VERSION,
         )
-        self._compiled: dict[tuple[str, ...], tuple[RowFn | None, RowFn]] = {}
+        self._compiled: dict[tuple[bool, tuple[str, ...]], tuple[RowFn | None, RowFn]] = {}
 
-    def row_converter(self, order: Sequence[str]) -> tuple[RowFn | None, RowFn]:
-        """(key_fn, value_fn) for rows whose values come in column order `order`. Missing columns are null."""
-        key = tuple(order)
+    def row_converter(self, order: Sequence[str], *, snapshot: bool = False) -> tuple[RowFn | None, RowFn]:
+        """(key_fn, value_fn) for rows whose values come in column order `order`. Missing columns are null.
+        `snapshot`: the rows were read by the snapshot (the few values Debezium reads differently there)."""
+        key = (snapshot, tuple(order))
         compiled = self._compiled.get(key)
         if compiled is None:
-            index = {name: i for i, name in enumerate(key)}
-            key_fn = _compile(self.key_schema, self.key_fields, index) if self.key_schema is not None else None
-            compiled = (key_fn, _compile(self.value_schema, self.value_fields, index))
+            index = {name: i for i, name in enumerate(key[1])}
+            key_fn = (
+                _compile(self.key_schema, self.key_fields, index, snapshot) if self.key_schema is not None else None
+            )
+            compiled = (key_fn, _compile(self.value_schema, self.value_fields, index, snapshot))
             self._compiled[key] = compiled
         return compiled
 
@@ -146,8 +154,11 @@ def _placeholder(schema: Schema, text: str) -> Any:
     return None
 
 
-def _compile(schema: Schema, fields: Sequence[_Field], index: dict[str, int]) -> RowFn:
-    plan = tuple((index.get(f.column, -1), f.convert, f.map_value, f.placeholder) for f in fields)
+def _compile(schema: Schema, fields: Sequence[_Field], index: dict[str, int], snapshot: bool = False) -> RowFn:
+    plan = tuple(
+        (index.get(f.column, -1), f.snapshot_convert if snapshot else f.convert, f.map_value, f.placeholder)
+        for f in fields
+    )
     of = Struct.of
 
     def convert(row: Sequence[Any]) -> Struct:

@@ -72,6 +72,12 @@ def test_rest_answers_equal_debeziums(our_run: ScenarioRun) -> None:
             assert isinstance(a["body"], dict) and isinstance(e["body"], dict)
             assert list(a["body"]) == list(e["body"]) and a["body"]["version"] == e["body"]["version"]
             continue
+        if str(request).endswith("/topics"):  # a java.util.HashSet: its order depends on the topic names
+            assert isinstance(a["body"], dict) and isinstance(e["body"], dict)
+            assert {k: sorted(v["topics"]) for k, v in a["body"].items()} == {
+                k: sorted(v["topics"]) for k, v in e["body"].items()
+            }
+            continue
         if "connector-plugins" in str(request):
             assert {
                 "class": "io.debezium.connector.postgresql.PostgresConnector",

@@ -74,6 +74,8 @@ class ColumnConverter:
 
     schema: Schema
     from_text: TextParser
+    from_snapshot_text: TextParser | None = None
+    """The parser of values read by the snapshot when it differs from the streamed one (else None)."""
 
 
 class _Omit:
@@ -135,4 +137,15 @@ def converter_for(column: Column, options: TypeOptions) -> ColumnConverter | Non
         resolved = binary.unknown_mapping(options)
     default: Any = default_value(column, resolved)
     schema = resolved.schema.with_(optional=column.optional, default=default)
-    return ColumnConverter(schema, resolved.parser_for(schema))
+    parser = resolved.parser_for(schema)
+    return ColumnConverter(schema, parser, _specials_null(parser) if resolved.snapshot_specials_null else None)
+
+
+_SPECIAL_NUMERICS: Final = frozenset({"NaN", "Infinity", "-Infinity"})
+
+
+def _specials_null(parser: TextParser) -> TextParser:
+    def parse(text: str) -> Any:
+        return None if text in _SPECIAL_NUMERICS else parser(text)
+
+    return parse

@@ -61,6 +61,9 @@ class Mapping:
     schema: Schema
     from_text: TextParser
     rebind: Callable[[Schema], TextParser] | None = None
+    snapshot_specials_null: bool = False
+    """Snapshot reads of NaN/±Infinity give null (Debezium reads them as a JDBC double it cannot convert);
+    streamed ones go through `from_text` (which fails in `precise` mode, as Debezium does)."""
 
     def parser_for(self, schema: Schema) -> TextParser:
         """The parser whose values fit `schema` (a variant of `self.schema`)."""

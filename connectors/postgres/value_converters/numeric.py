@@ -154,7 +154,12 @@ def numeric_mapping(spec: TypeSpec, options: TypeOptions) -> Mapping:
 
             return to_struct
 
-        return Mapping(VARIABLE_SCALE_DECIMAL_SCHEMA, struct_parser(VARIABLE_SCALE_DECIMAL_SCHEMA), struct_parser)
+        return Mapping(
+            VARIABLE_SCALE_DECIMAL_SCHEMA,
+            struct_parser(VARIABLE_SCALE_DECIMAL_SCHEMA),
+            struct_parser,
+            snapshot_specials_null=True,
+        )
 
     def to_decimal(text: str) -> Decimal:
         if text in _SPECIAL_STRINGS:
@@ -162,7 +167,7 @@ def numeric_mapping(spec: TypeSpec, options: TypeOptions) -> Mapping:
         return scaled(text)
 
     precision = spec.length if spec.length is not None else 0
-    return Mapping(decimal_schema(scale, precision=precision), to_decimal)
+    return Mapping(decimal_schema(scale, precision=precision), to_decimal, snapshot_specials_null=True)
 
 
 # Traps inexact results, so quantize raises instead of rounding (BigDecimal.setScale without rounding mode).

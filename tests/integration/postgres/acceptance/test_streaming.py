@@ -239,11 +239,6 @@ async def test_items_29_34_no_tombstones_and_column_exclude_list(env: Env) -> No
         assert [f["field"] for f in after_schema["fields"]] == ["id", "first_name", "last_name"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="task.py does not pass skip.messages.without.change to StreamingSettings"
-    " (skip_messages_without_change=config.skip_messages_without_change); streaming.py implements it",
-)
 async def test_item_38_skip_messages_without_change(env: Env) -> None:
     setup = [
         CUSTOMERS_DDL,
@@ -453,11 +448,6 @@ async def test_items_49_50_heartbeats_advance_the_slot_on_excluded_traffic(env: 
             assert beat.headers == ()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="task.py must pass the snapshot's offset to StreamingChangeSource(initial_offset=...)"
-    " after a snapshot (it passes stored=None, so no heartbeat has a position before the first change)",
-)
 async def test_item_49_heartbeat_right_after_the_snapshot_before_any_change(env: Env) -> None:
     """Debezium heartbeats as soon as streaming starts (carrying the snapshot's offset); no change is needed."""
     async with env.capture([CUSTOMERS_DDL], {"heartbeat.interval.ms": "300"}) as cap:

@@ -1,0 +1,89 @@
+"""`python -m benchmarks run` — the side-by-side benchmark (Makefile: `bench: up` → `$(PY) -m benchmarks run`).
+
+    BENCH_SIZE=smoke|small|full   workload size (default small); --size overrides it
+    BENCH_SYSTEMS=ceiling,ours,debezium   what to measure (default all; smoke leaves Debezium out unless named)
+    BENCH_SCHEMAS=off,on          JsonConverter schemas.enable modes (default both)
+    BENCH_PROFILE=0               skip the cProfile run of this worker
+    BENCH_OUT=dir                 output folder (default benchmarks/results/<size>)
+    BENCH_CONNECTOR_EXTRA=k=v,…   extra connector settings for both systems (e.g. poll.interval.ms=10)
+
+`python -m benchmarks report <results.json>` rewrites results.md and chart.png from a results file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import sys
+from pathlib import Path
+
+from benchmarks import report
+from benchmarks.settings import SIZES, size_from_env
+
+RESULTS = Path(__file__).resolve().parent / "results"
+
+
+def _csv(text: str) -> list[str]:
+    return [x.strip().lower() for x in text.split(",") if x.strip()]
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.split("\n", 1)[0])
+    sub = p.add_subparsers(dest="command", required=True)
+    r = sub.add_parser("run", help="run the benchmark and write results.json, results.md and chart.png")
+    r.add_argument("--size", choices=sorted(SIZES), default=None, help="default: $BENCH_SIZE or small")
+    r.add_argument("--systems", default=os.environ.get("BENCH_SYSTEMS"), help="ceiling,ours,debezium")
+    r.add_argument("--schemas", default=os.environ.get("BENCH_SCHEMAS", "off,on"), help="off,on")
+    r.add_argument("--no-profile", action="store_true", default=os.environ.get("BENCH_PROFILE", "1") == "0")
+    r.add_argument("--out", type=Path, default=Path(os.environ["BENCH_OUT"]) if os.environ.get("BENCH_OUT") else None)
+    r.add_argument("--connector-extra", default=os.environ.get("BENCH_CONNECTOR_EXTRA", ""), help="k=v,k=v")
+    rep = sub.add_parser("report", help="rewrite results.md and chart.png from a results.json")
+    rep.add_argument("results", type=Path)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="[%(asctime)s] %(message)s", datefmt="%H:%M:%S")
+    if args.command == "report":
+        results = json.loads(args.results.read_text())
+        files = report.write(results, args.results.parent)
+        print("\n".join(f"{k}: {v}" for k, v in files.items()))
+        return 0
+
+    from benchmarks import runner  # imports the harness (psycopg, confluent_kafka) only when running
+
+    size = SIZES[args.size] if args.size else size_from_env()
+    if args.systems:
+        systems = tuple(s for s in runner.SYSTEMS if s in _csv(args.systems))
+        unknown = set(_csv(args.systems)) - set(runner.SYSTEMS)
+        if unknown or not systems:
+            print(f"unknown systems {sorted(unknown)}; choose from {', '.join(runner.SYSTEMS)}", file=sys.stderr)
+            return 2
+    else:
+        systems = tuple(s for s in runner.SYSTEMS if s != "debezium" or size.debezium_default)
+    schemas = tuple(m == "on" for m in ("off", "on") if m in _csv(args.schemas))
+    if not schemas:
+        print("--schemas must name off and/or on", file=sys.stderr)
+        return 2
+    out_dir = args.out or RESULTS / size.name
+    extra = dict(kv.split("=", 1) for kv in args.connector_extra.split(",") if "=" in kv)
+    plan = runner.Plan(
+        size=size,
+        systems=systems,
+        schemas=schemas,
+        profile=not args.no_profile,
+        out_dir=out_dir,
+        connector_extra={k.strip(): v.strip() for k, v in extra.items()},
+    )
+    results = runner.run(plan)
+    files = report.write(results, out_dir)
+    print(files["markdown"].read_text())
+    print("\n".join(f"{k}: {v}" for k, v in files.items()))
+    return 1 if results["errors"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,336 @@
+"""Ratios, target verdicts, and the three outputs of a run: results.json, results.md and chart.png."""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+log = logging.getLogger("benchmarks")
+
+MODES = ("schemas_off", "schemas_on")
+KINDS = ("ours", "debezium")
+
+
+def dig(doc: Any, *path: str) -> Any:
+    for p in path:
+        if not isinstance(doc, dict):
+            return None
+        doc = doc.get(p)
+    return doc
+
+
+def _num(x: Any) -> float | None:
+    if isinstance(x, int | float) and not (isinstance(x, float) and math.isnan(x)):
+        return float(x)
+    return None
+
+
+def ratio(a: Any, b: Any) -> float | None:
+    x, y = _num(a), _num(b)
+    if x is None or y is None or y == 0:
+        return None
+    return round(x / y, 3)
+
+
+def metric(results: dict[str, Any], kind: str, mode: str, name: str) -> Any:
+    """One figure of a system/mode by a short name (see METRICS)."""
+    run = dig(results, "runs", kind, mode)
+    getter = METRICS[name][1]
+    return getter(run) if run is not None else None
+
+
+def _mb(kb: Any) -> float | None:
+    return None if _num(kb) is None else round(float(kb) / 1024, 1)
+
+
+METRICS: dict[str, tuple[str, Callable[[Any], Any]]] = {
+    "stream_eps": ("Streaming events/s", lambda r: dig(r, "stream", "throughput", "events_per_s")),
+    "stream_mbps": ("Streaming MB/s (key+value)", lambda r: dig(r, "stream", "throughput", "mb_per_s")),
+    "event_bytes": ("Avg event bytes (key+value)", lambda r: dig(r, "stream", "throughput", "avg_event_bytes")),
+    "cpu_us": ("Worker CPU µs/event (streaming)", lambda r: dig(r, "stream", "throughput", "cpu_us_per_event")),
+    "cpu_pct": ("Worker CPU % (streaming)", lambda r: dig(r, "stream", "throughput", "process_cpu_pct")),
+    "busy_pct": ("Machine busy % (streaming)", lambda r: dig(r, "stream", "throughput", "machine_busy_pct")),
+    "walsender_pct": ("Walsender CPU % (streaming)", lambda r: dig(r, "stream", "throughput", "walsender_cpu_pct")),
+    "insert_rps": ("Loader rows/s during streaming", lambda r: dig(r, "stream", "throughput", "insert_rows_per_s")),
+    "p50_1k": ("Latency p50 @1k/s (ms)", lambda r: dig(r, "stream", "latency_1000", "p50_ms")),
+    "p99_1k": ("Latency p99 @1k/s (ms)", lambda r: dig(r, "stream", "latency_1000", "p99_ms")),
+    "p50_10k": ("Latency p50 @10k/s (ms)", lambda r: dig(r, "stream", "latency_10000", "p50_ms")),
+    "p99_10k": ("Latency p99 @10k/s (ms)", lambda r: dig(r, "stream", "latency_10000", "p99_ms")),
+    "max_10k": ("Latency max @10k/s (ms)", lambda r: dig(r, "stream", "latency_10000", "max_ms")),
+    "rate_10k": ("Achieved insert rate @10k/s", lambda r: dig(r, "stream", "latency_10000", "achieved_rate")),
+    "snap_rps": ("Snapshot rows/s", lambda r: dig(r, "snapshot", "rows_per_s")),
+    "snap_mbps": ("Snapshot MB/s", lambda r: dig(r, "snapshot", "mb_per_s")),
+    "rss_idle": ("RSS idle, streaming (MB)", lambda r: _mb(dig(r, "stream", "rss_idle_kb"))),
+    "rss_peak": ("RSS peak, stream run (MB)", lambda r: _mb(dig(r, "stream", "rss_peak_kb"))),
+    "rss_snap": ("RSS peak, snapshot run (MB)", lambda r: _mb(dig(r, "snapshot", "rss_peak_kb"))),
+    "first_event": ("Process start → first event (s)", lambda r: dig(r, "stream", "first_event_s")),
+    "rest_ready": ("Process start → REST ready (s)", lambda r: dig(r, "stream", "rest_ready_s")),
+}
+
+
+def derive(results: dict[str, Any]) -> None:
+    """Adds `ratios` and `targets` to the results in place."""
+    ceiling = results.get("ceiling") or {}
+    ratios: dict[str, Any] = {}
+    for mode in MODES:
+        r: dict[str, Any] = {}
+        for name in METRICS:
+            o, d = metric(results, "ours", mode, name), metric(results, "debezium", mode, name)
+            r[f"{name}_ours_over_debezium"] = ratio(o, d)
+        for kind in KINDS:
+            eps = metric(results, kind, mode, "stream_eps")
+            r[f"stream_eps_{kind}_over_ceiling"] = ratio(eps, ceiling.get("events_per_s"))
+            r[f"stream_eps_{kind}_over_live_ceiling"] = ratio(eps, ceiling.get("live_events_per_s"))
+        ratios[mode] = r
+    results["ratios"] = ratios
+    results["targets"] = [t for mode in MODES for t in _targets(results, mode)]
+
+
+def _verdict(tid: str, mode: str, text: str, value: Any, met: bool | None, detail: str) -> dict[str, Any]:
+    return {
+        "id": tid,
+        "mode": mode,
+        "target": text,
+        "value": value,
+        "met": met,
+        "detail": detail,
+    }
+
+
+def _targets(results: dict[str, Any], mode: str) -> list[dict[str, Any]]:
+    out = []
+    ceiling = results.get("ceiling") or {}
+    eps = _num(metric(results, "ours", mode, "stream_eps"))
+    dbz_eps = _num(metric(results, "debezium", mode, "stream_eps"))
+    ceil = _num(ceiling.get("events_per_s"))
+    if eps is not None:
+        eff = eps / ceil if ceil else None
+        met = eps >= 100_000 or (eff is not None and eff >= 0.8)
+        detail = f"{eps:,.0f} ev/s = {eps / 100_000:.2f}x of 100k"
+        if eff is not None:
+            detail += f"; {eff:.2f} of the ceiling ({ceil:,.0f} ev/s, target 0.8)"
+        out.append(_verdict("G1", mode, "≥100k events/s or ≥0.8 of ceiling", eps, met, detail))
+    if eps is not None and dbz_eps:
+        x = eps / dbz_eps
+        out.append(_verdict("G1b", mode, "streaming ≥3x Debezium", round(x, 2), x >= 3, f"{x:.2f}x (target 3x)"))
+    p99 = _num(metric(results, "ours", mode, "p99_10k"))
+    if p99 is not None:
+        out.append(
+            _verdict("G2", mode, "p99 ≤ 50 ms at 10k events/s", p99, p99 <= 50, f"p99 {p99:.0f} ms (limit 50 ms)")
+        )
+    snap, dbz_snap = (
+        _num(metric(results, "ours", mode, "snap_rps")),
+        _num(metric(results, "debezium", mode, "snap_rps")),
+    )
+    if snap is not None and dbz_snap:
+        x = snap / dbz_snap
+        out.append(_verdict("G3", mode, "snapshot ≥3x Debezium", round(x, 2), x >= 3, f"{x:.2f}x (target 3x)"))
+    for name, what in (("rss_peak", "peak"), ("rss_idle", "idle")):
+        o, d = _num(metric(results, "ours", mode, name)), _num(metric(results, "debezium", mode, name))
+        if o is not None and d:
+            x = o / d
+            tid = "G4" + ("" if what == "peak" else "b")
+            detail = f"{o:.0f} MB vs {d:.0f} MB = {x:.2f} (limit 0.25)"
+            out.append(_verdict(tid, mode, f"RSS ({what}) ≤ 1/4 of Debezium's", round(x, 3), x <= 0.25, detail))
+    first = _num(metric(results, "ours", mode, "first_event"))
+    if first is not None:
+        out.append(_verdict("G5", mode, "first event < 1 s after process start", first, first < 1.0, f"{first:.2f} s"))
+    return out
+
+
+# --------------------------------------------------------------------------------------------------------------------
+# outputs
+
+
+def _fmt(x: Any) -> str:
+    if x is None:
+        return "-"
+    if isinstance(x, float):
+        if math.isnan(x):
+            return "-"
+        if abs(x) >= 1000:
+            return f"{x:,.0f}"
+        if abs(x) >= 10:
+            return f"{x:.1f}"
+        return f"{x:.3g}"
+    if isinstance(x, int):
+        return f"{x:,}"
+    return str(x)
+
+
+def markdown(results: dict[str, Any]) -> str:
+    meta = results["meta"]
+    size = meta["size"]
+    lines = [
+        f"# connect-worker vs Debezium 3.6.3 — `{size['name']}` run",
+        "",
+        f"Started {meta['started']}, {meta.get('duration_s', '?')} s. Host: {meta['host_before']['cpus']} CPUs, "
+        f"load average before {' '.join(meta['host_before']['loadavg'])}, after "
+        f"{' '.join(dig(meta, 'host_after', 'loadavg') or ['?'])}; machine busy with nothing of the benchmark "
+        f"running: {dig(meta, 'host_before', 'baseline_busy_pct')} % before, "
+        f"{dig(meta, 'host_after', 'baseline_busy_pct')} % after (other tenants); "
+        f"Python {meta['host_before']['python']}."
+        + (f" Connector settings added: `{meta['connector_extra']}`." if meta.get("connector_extra") else ""),
+        f"Workload: {size['stream_rows']:,} rows streamed in {meta['txn_rows']:,}-row transactions inserted after the "
+        f"connector streams; latency phases {size['latency_s']:.0f} s at {', '.join(map(str, size['latency_rates']))}"
+        f" events/s; snapshot of {size['snapshot_rows']:,} rows. Producer acks=all; one partition per topic; "
+        "figures from Kafka LogAppendTime.",
+        "",
+    ]
+    ceiling = results.get("ceiling")
+    if ceiling:
+        lines += [
+            "## Ceiling: pg_recvlogical (pgoutput proto 1)",
+            "",
+            "| backlog drain → /dev/null ev/s | WAL MB/s | live (during inserts) ev/s | pgoutput MB/s live | "
+            "loader rows/s | WAL B/row |",
+            "|---:|---:|---:|---:|---:|---:|",
+            f"| {_fmt(ceiling.get('events_per_s'))} | {_fmt(ceiling.get('wal_mb_per_s'))} | "
+            f"{_fmt(ceiling.get('live_events_per_s'))} | {_fmt(ceiling.get('live_pgoutput_mb_per_s'))} | "
+            f"{_fmt(ceiling.get('insert_rows_per_s'))} | {_fmt(ceiling.get('wal_bytes_per_row'))} |",
+            "",
+        ]
+    cols = [(k, m) for k in KINDS for m in MODES if dig(results, "runs", k, m)]
+    if cols:
+        head = " | ".join(f"{k} {m.replace('schemas_', 'schemas ')}" for k, m in cols)
+        ratio_cols = [m for m in MODES if all(dig(results, "runs", k, m) for k in KINDS)]
+        ratio_head = "".join(f" | ours ÷ debezium ({m.replace('schemas_', 'schemas ')})" for m in ratio_cols)
+        lines += [
+            "## Results",
+            "",
+            "| Metric | " + head + ratio_head + " |",
+            "|---|" + "---:|" * (len(cols) + len(ratio_cols)),
+        ]
+        for name, (label, _get) in METRICS.items():
+            vals = [_fmt(metric(results, k, m, name)) for k, m in cols]
+            rat = [_fmt(dig(results, "ratios", m, f"{name}_ours_over_debezium")) for m in ratio_cols]
+            lines.append(f"| {label} | " + " | ".join(vals + rat) + " |")
+        lines.append("")
+        eff = []
+        for k, m in cols:
+            e = dig(results, "ratios", m, f"stream_eps_{k}_over_ceiling")
+            live = dig(results, "ratios", m, f"stream_eps_{k}_over_live_ceiling")
+            eff.append(f"{k} {m}: {_fmt(e)} of the backlog ceiling, {_fmt(live)} of the live ceiling")
+        lines += ["CDC efficiency (streaming events/s ÷ pg_recvlogical rows/s): " + "; ".join(eff) + ".", ""]
+    targets = results.get("targets") or []
+    if targets:
+        lines += ["## Targets (issue)", "", "| Target | Mode | Met | Detail |", "|---|---|---|---|"]
+        for t in targets:
+            met = "✅ met" if t["met"] else "❌ not met"
+            lines.append(f"| {t['id']}: {t['target']} | {t['mode']} | {met} | {t['detail']} |")
+        lines.append("")
+    prof = results.get("profile")
+    if prof:
+        lines += [
+            "## Profile of this worker (cProfile, streaming throughput window only, schemas off)",
+            "",
+            f"{prof['events']:,} events; throughput under the profiler "
+            f"{_fmt(dig(prof, 'run', 'throughput', 'events_per_s'))} events/s (cProfile slows Python code down, so "
+            f"this is not a result). Main-thread time {prof['total_own_time_s']} s, of which "
+            f"{prof['idle_epoll_s']} s waiting in epoll and {prof['busy_s']} s busy = "
+            f"{_fmt(prof.get('busy_us_per_event'))} µs/event under the profiler. "
+            f"Full listing in `{Path(prof['text_file']).name}`.",
+            "",
+            "### Own time by area (share of busy time)",
+            "",
+            "| Area | own s | share | µs/event |",
+            "|---|---:|---:|---:|",
+            *[
+                f"| `{a['area']}` | {a['tottime_s']} | {a['share_pct']} % | {_fmt(a.get('us_per_event'))} |"
+                for a in prof["own_time_by_area"][:20]
+            ],
+            "",
+            "### Top by own (total) time",
+            "",
+            "| Function | calls | tottime s | cumtime s |",
+            "|---|---:|---:|---:|",
+            *[
+                f"| `{r['function']}` | {r['ncalls']:,} | {r['tottime_s']} | {r['cumtime_s']} |"
+                for r in prof["top_tottime"][:25]
+            ],
+            "",
+            "### Top by cumulative time (project functions)",
+            "",
+            "| Function | calls | tottime s | cumtime s |",
+            "|---|---:|---:|---:|",
+            *[
+                f"| `{r['function']}` | {r['ncalls']:,} | {r['tottime_s']} | {r['cumtime_s']} |"
+                for r in prof.get("top_cumulative_project", prof["top_cumulative"])[:25]
+            ],
+            "",
+        ]
+    if results.get("errors"):
+        lines += ["## Errors", ""] + [f"- `{k}`: {v}" for k, v in results["errors"].items()] + [""]
+    return "\n".join(lines)
+
+
+def chart(results: dict[str, Any], path: Path) -> bool:
+    """A PNG with the headline figures; False (and a warning) when matplotlib is not installed."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        log.warning("matplotlib is not installed: no chart (pip install matplotlib)")
+        return False
+    cols = [(k, m) for k in KINDS for m in MODES if dig(results, "runs", k, m)]
+    labels = [f"{k}\n{m.replace('schemas_', 'schemas ')}" for k, m in cols]
+    colors = ["#2b7bba" if k == "ours" else "#d95f02" for k, _ in cols]
+    panels: list[tuple[str, list[str]]] = [
+        ("Streaming events/s", ["stream_eps"]),
+        ("Snapshot rows/s", ["snap_rps"]),
+        ("Latency @10k/s (ms): p50, p99", ["p50_10k", "p99_10k"]),
+        ("Latency @1k/s (ms): p50, p99", ["p50_1k", "p99_1k"]),
+        ("RSS (MB): idle, peak", ["rss_idle", "rss_peak"]),
+        ("Process start → first event (s)", ["first_event"]),
+    ]
+    fig, axes = plt.subplots(2, 3, figsize=(15, 8.5))
+    for ax, (title, names) in zip(axes.flat, panels, strict=True):
+        width = 0.8 / len(names)
+        for j, name in enumerate(names):
+            vals = [_num(metric(results, k, m, name)) or 0.0 for k, m in cols]
+            xs = [i + (j - (len(names) - 1) / 2) * width for i in range(len(cols))]
+            ax.bar(xs, vals, width=width * 0.95, color=colors, alpha=1.0 if j == len(names) - 1 else 0.55)
+            for x, v in zip(xs, vals, strict=True):
+                ax.annotate(_fmt(v), (x, v), ha="center", va="bottom", fontsize=7)
+        ceiling = results.get("ceiling") or {}
+        if names == ["stream_eps"] and ceiling.get("events_per_s"):
+            ax.axhline(ceiling["events_per_s"], color="k", ls="--", lw=1)
+            ax.annotate("pg_recvlogical ceiling", (0, ceiling["events_per_s"]), fontsize=7, va="bottom")
+        ax.set_title(title, fontsize=10)
+        ax.set_xticks(range(len(cols)), labels, fontsize=8)
+    fig.suptitle(
+        f"connect-worker (blue) vs Debezium 3.6.3 on Kafka Connect 4.3.1 (orange) — {results['meta']['size']['name']}"
+    )
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return True
+
+
+def _clean(x: Any) -> Any:
+    """NaN → null, so that results.json is strict JSON."""
+    if isinstance(x, float) and math.isnan(x):
+        return None
+    if isinstance(x, dict):
+        return {k: _clean(v) for k, v in x.items()}
+    if isinstance(x, list | tuple):
+        return [_clean(v) for v in x]
+    return x
+
+
+def write(results: dict[str, Any], out_dir: Path) -> dict[str, Path]:
+    results = _clean(results)
+    derive(results)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    files = {"json": out_dir / "results.json", "markdown": out_dir / "results.md", "chart": out_dir / "chart.png"}
+    files["json"].write_text(json.dumps(results, indent=2, default=str, allow_nan=False) + "\n")
+    files["markdown"].write_text(markdown(results))
+    if not chart(results, files["chart"]):
+        del files["chart"]
+    return files

@@ -1,0 +1,44 @@
+"""Benchmark sizes and the fixed parts of the workload."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+
+KAFKA_BOOTSTRAP = "127.0.0.1:" + os.environ.get("CW_KAFKA_PORT", "9092")
+PG_HOST = "127.0.0.1"
+PG_PORT = int(os.environ.get("CW_PG_PORT", "5433"))
+PG_BIN = os.environ.get("BENCH_PG_BIN", "/usr/lib/postgresql/15/bin")
+
+TXN_ROWS = 10_000  # streaming throughput: rows per inserted transaction (the issue's workload)
+LATENCY_TICK_S = 0.01  # fixed-rate inserts: one transaction every 10 ms (rate / 100 rows each)
+
+
+@dataclasses.dataclass(frozen=True)
+class Size:
+    name: str
+    snapshot_rows: int  # rows in the table the initial snapshot reads
+    stream_rows: int  # rows inserted (in TXN_ROWS transactions) for the streaming throughput figure
+    latency_s: float  # how long each fixed-rate latency phase inserts
+    latency_rates: tuple[int, ...] = (1_000, 10_000)
+    idle_s: float = 3.0  # settle time before the idle RSS is read
+    profile_rows: int = 0  # rows streamed under cProfile (0: same as stream_rows)
+    debezium_default: bool = True  # whether Debezium runs unless asked otherwise
+
+    @property
+    def rows_for_profile(self) -> int:
+        return self.profile_rows or self.stream_rows
+
+
+SIZES: dict[str, Size] = {
+    "smoke": Size("smoke", snapshot_rows=2_000, stream_rows=20_000, latency_s=2.0, idle_s=1.0, debezium_default=False),
+    "small": Size("small", snapshot_rows=200_000, stream_rows=200_000, latency_s=15.0),
+    "full": Size("full", snapshot_rows=5_000_000, stream_rows=2_000_000, latency_s=60.0, profile_rows=500_000),
+}
+
+
+def size_from_env(default: str = "small") -> Size:
+    name = os.environ.get("BENCH_SIZE", default).strip().lower()
+    if name not in SIZES:
+        raise SystemExit(f"BENCH_SIZE must be one of {', '.join(SIZES)} (got {name!r})")
+    return SIZES[name]
