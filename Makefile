@@ -18,13 +18,14 @@ $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11+ is required (found %s)" % sys.version.split()[0])'
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[dev]'
+	$(PY) -m pip install -q -e '.[dev,spark]'
 	@touch $(STAMP)
 
 venv: $(STAMP)
 
 up: venv
 	devstack/up.sh
+	devstack/spark.sh fetch
 
 down:
 	devstack/down.sh

@@ -1,0 +1,104 @@
+"""`python -m spark_sink --config sink.toml [flags]`, or as a spark-submit application:
+
+    PYSPARK_PYTHON=.venv/bin/python PYSPARK_DRIVER_PYTHON=.venv/bin/python \\
+    .venv/bin/spark-submit --master 'local[2]' --jars "$(devstack/spark.sh jars)" \\
+        spark_sink/__main__.py --config sink.toml
+
+Flags override the file; `--check` validates and prints the effective configuration without starting Spark.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+if not __package__:  # run as a file (spark-submit spark_sink/__main__.py): its folder must not shadow `types`/`delta`
+    _here = os.path.dirname(os.path.abspath(__file__))
+    sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != _here]
+    sys.path.insert(0, os.path.dirname(_here))
+
+import argparse
+import json
+import logging
+from dataclasses import asdict
+from typing import Any
+
+from spark_sink.config import ConfigError, from_mapping, load_file, with_overrides
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="spark_sink", description="Debezium CDC topics → Delta Lake tables")
+    p.add_argument("--config", help="TOML or JSON configuration file")
+    p.add_argument("--bootstrap-servers")
+    p.add_argument("--topics", help="comma-separated topic names")
+    p.add_argument("--topic-pattern", help="regex of topic names (Kafka subscribePattern)")
+    p.add_argument("--starting-offsets")
+    p.add_argument("--max-offsets-per-trigger", type=int)
+    p.add_argument("--schemas", choices=["auto", "true", "false"])
+    p.add_argument("--warehouse", help="folder of the Delta tables")
+    p.add_argument("--checkpoint", help="Structured Streaming checkpoint folder")
+    p.add_argument("--table-name-template")
+    p.add_argument("--delete-mode", choices=["hard", "soft"])
+    p.add_argument("--scd2", action="store_true", default=None)
+    p.add_argument("--dead-letter-path")
+    p.add_argument("--fail-fast", action="store_true", default=None)
+    p.add_argument("--trigger", help="available-now | once | processing-time=<interval>")
+    p.add_argument("--transaction-consistent", action="store_true", default=None)
+    p.add_argument("--transaction-topic")
+    p.add_argument("--query-name")
+    p.add_argument("--master", help="Spark master (omit under spark-submit)")
+    p.add_argument("--jars-dir", help="folder of the Kafka/Delta jars (omit under spark-submit, use --jars)")
+    p.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE", help="Spark configuration")
+    p.add_argument("--log-level", default="INFO")
+    p.add_argument("--check", action="store_true", help="validate and print the configuration, then exit")
+    return p
+
+
+def overrides(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
+    conf = dict(item.split("=", 1) for item in args.conf) if args.conf else None
+    return {
+        "source": {
+            "bootstrap_servers": args.bootstrap_servers,
+            "topics": args.topics,
+            "topic_pattern": args.topic_pattern,
+            "starting_offsets": args.starting_offsets,
+            "max_offsets_per_trigger": args.max_offsets_per_trigger,
+            "schemas": args.schemas,
+        },
+        "sink": {
+            "warehouse": args.warehouse,
+            "checkpoint": args.checkpoint,
+            "table_name_template": args.table_name_template,
+            "delete_mode": args.delete_mode,
+            "scd2": args.scd2,
+            "dead_letter_path": args.dead_letter_path,
+            "fail_fast": args.fail_fast,
+            "trigger": args.trigger,
+            "transaction_consistent": args.transaction_consistent,
+            "transaction_topic": args.transaction_topic,
+            "query_name": args.query_name,
+        },
+        "spark": {"master": args.master, "jars_dir": args.jars_dir, "conf": conf},
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    logging.basicConfig(level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    try:
+        data = load_file(args.config) if args.config else {}
+        config = from_mapping(with_overrides(data, overrides(args)))
+    except (ConfigError, OSError, ValueError) as e:
+        print(f"spark_sink: {e}", file=sys.stderr)
+        return 2
+    if args.check:
+        print(json.dumps(asdict(config), indent=2, default=str))
+        return 0
+    from spark_sink.job import run  # pyspark is imported only when the job really runs
+
+    run(config)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,197 @@
+"""The foreachBatch handler: decode → plan → check every table → apply table by table → dead letters → metrics.
+
+Nothing is written before every table of the batch has been checked against its Delta table, so an incompatible
+schema change fails the batch (fail-fast) or dead-letters that table's events (default) without half-applying it.
+Each table's changes land in one MERGE (one Delta commit). A batch replayed after a crash re-applies harmlessly:
+the position guard skips what was already applied and the dead-letter append is idempotent per batch id.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+
+from py4j.protocol import Py4JError
+from pyspark.errors import PySparkException
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import types as T
+
+from spark_sink.config import SinkConfig
+from spark_sink.decoding.base import ChangeEvent, DecodeFailure, Decoder, RawRecord, Skipped, TxMarker
+from spark_sink.delta import dead_letter, merge, scd2
+from spark_sink.delta.tables import (
+    META_FIELDS,
+    SOFT_FIELDS,
+    IncompatibleTableError,
+    TableCheck,
+    check_table,
+    ensure_table,
+    source_frame,
+)
+from spark_sink.metrics import BatchMetrics, TableMetrics
+from spark_sink.planning import TablePlan, plan_batch
+from spark_sink.transactions import TransactionBuffer
+
+log = logging.getLogger("spark_sink")
+SPARK_ERRORS = (PySparkException, Py4JError, IncompatibleTableError, ValueError, TypeError, OverflowError)
+
+
+class SinkError(RuntimeError):
+    """Raised in fail-fast mode: the query stops and the batch is replayed from the checkpoint on restart."""
+
+
+@dataclass
+class _Prepared:
+    plan: TablePlan
+    check: TableCheck
+    soft: bool
+    scd2: bool
+
+
+class BatchProcessor:
+    def __init__(
+        self,
+        spark: SparkSession,
+        config: SinkConfig,
+        decoder: Decoder,
+        *,
+        clock: Callable[[], float] = time.time,
+        fault: Callable[[int, str], None] | None = None,
+    ) -> None:
+        self.spark = spark
+        self.config = config
+        self.decoder = decoder
+        self.clock = clock
+        self.fault = fault  # test hook: called before each table is applied
+        self.history: list[BatchMetrics] = []
+        self.tx_buffer = TransactionBuffer(spark, config) if config.transaction_consistent else None
+
+    def __call__(self, batch: DataFrame, batch_id: int) -> None:
+        rows = batch.select("topic", "partition", "offset", "key", "value", "timestamp").collect()
+        records = [
+            RawRecord(
+                r["topic"],
+                int(r["partition"]),
+                int(r["offset"]),
+                None if r["key"] is None else bytes(r["key"]),
+                None if r["value"] is None else bytes(r["value"]),
+                int(r["timestamp"].timestamp() * 1000) if r["timestamp"] is not None else None,
+            )
+            for r in rows
+        ]
+        self.process(records, batch_id)
+
+    # -- the batch ------------------------------------------------------------------------------------------
+    def process(self, records: Sequence[RawRecord], batch_id: int) -> BatchMetrics:
+        started = self.clock()
+        metrics = BatchMetrics(batch_id, records=len(records))
+        letters: list[dead_letter.DeadLetter] = []
+        events: list[ChangeEvent] = []
+        markers: list[TxMarker] = []
+        for raw in records:
+            decoded = self.decoder.decode(raw)
+            if isinstance(decoded, ChangeEvent):
+                events.append(decoded)
+            elif isinstance(decoded, TxMarker):
+                markers.append(decoded)
+                metrics.skipped += 1
+            elif isinstance(decoded, Skipped):
+                metrics.skipped += 1
+            elif isinstance(decoded, DecodeFailure):
+                self._fail_fast(f"cannot decode {raw.topic}[{raw.partition}]@{raw.offset}: {decoded.reason}")
+                letters.append(dead_letter.DeadLetter(raw, self.config.table_name(raw.topic), "decode", decoded.reason))
+        if self.tx_buffer is not None:
+            events, metrics.held = self.tx_buffer.release(batch_id, events, markers, self.decoder.decode)
+        plan = plan_batch(events, self.config.table_name)
+        for table, failed, reason in plan.failed:
+            self._fail_fast(f"table {table}: {reason}")
+            letters.extend(dead_letter.DeadLetter(e.raw, table, "plan", reason) for e in failed)
+            metrics.tables.append(TableMetrics(table, events=len(failed), dead_letters=len(failed), error=reason))
+        prepared = self._check_all(plan.tables, metrics, letters)
+        for p in prepared:
+            metrics.tables.append(self._apply(p, batch_id, letters))
+        if letters:
+            dead_letter.write(self.spark, self.config.dead_letter, self.config.query_name, batch_id, letters)
+        metrics.dead_letters = len(letters)
+        now_ms = int(self.clock() * 1000)
+        stamps = [t for t in (p.max_source_ts_ms for p in plan.tables) if t is not None]
+        metrics.lag_ms = now_ms - max(stamps) if stamps else None
+        metrics.duration_ms = int((self.clock() - started) * 1000)
+        for t in metrics.tables:
+            log.info(t.line(batch_id))
+        log.info(metrics.line())
+        self.history.append(metrics)
+        return metrics
+
+    def _fail_fast(self, message: str) -> None:
+        if self.config.fail_fast:
+            raise SinkError(message)
+
+    def _extra_fields(self, soft: bool, history: bool) -> list[T.StructField]:
+        if history:
+            return list(META_FIELDS) + list(scd2.HISTORY_FIELDS)
+        return list(META_FIELDS) + (list(SOFT_FIELDS) if soft else [])
+
+    def _check_all(
+        self, plans: Iterable[TablePlan], metrics: BatchMetrics, letters: list[dead_letter.DeadLetter]
+    ) -> list[_Prepared]:
+        prepared = []
+        for plan in plans:
+            opts = self.config.options_for(plan.table)
+            soft, history = opts.delete_mode == "soft", bool(opts.scd2)
+            try:
+                check = check_table(
+                    self.spark,
+                    self.config.table_path(plan.table),
+                    plan,
+                    self._extra_fields(soft, history),
+                )
+            except SPARK_ERRORS as e:
+                reason = f"{type(e).__name__}: {e}"
+                self._fail_fast(f"table {plan.table}: {reason}")
+                log.error("table %s: its events go to the dead letter: %s", plan.table, reason)
+                letters.extend(dead_letter.DeadLetter(ev.raw, plan.table, "schema", reason) for ev in plan.events)
+                metrics.tables.append(
+                    TableMetrics(plan.table, events=len(plan.events), dead_letters=len(plan.events), error=reason)
+                )
+                continue
+            prepared.append(_Prepared(plan, check, soft, history))
+        return prepared
+
+    def _apply(self, p: _Prepared, batch_id: int, letters: list[dead_letter.DeadLetter]) -> TableMetrics:
+        plan = p.plan
+        tm = TableMetrics(plan.table, events=len(plan.events), changes=len(plan.changes))
+        if plan.max_source_ts_ms is not None:
+            tm.lag_ms = int(self.clock() * 1000) - plan.max_source_ts_ms
+        try:
+            if self.fault is not None:
+                self.fault(batch_id, plan.table)
+            extra = self._extra_fields(p.soft, p.scd2)
+            tm.added_columns = ensure_table(self.spark, p.check, extra)
+            path = p.check.path
+            if p.scd2:
+                counts = scd2.apply(self.spark, path, plan, p.check)
+            else:
+                if plan.truncate_at is not None:
+                    truncate_event = max((e for e in plan.events if e.op == "t"), key=lambda e: e.position)
+                    ts = truncate_event.source_ts_ms
+                    ts_sql = "CAST(NULL AS TIMESTAMP)" if ts is None else f"timestamp_millis({ts})"
+                    merge.truncate(self.spark, path, plan.truncate_at, ts_sql, p.soft)
+                    tm.truncated = True
+                counts = merge.MergeCounts()
+                if plan.changes:
+                    source = source_frame(self.spark, plan, p.check)
+                    names = [f.name for f in p.check.data_schema.fields]
+                    counts = merge.merge(self.spark, path, source, names, plan.key_columns, p.soft)
+            tm.inserted, tm.updated, tm.deleted = counts.inserted, counts.updated, counts.deleted
+        except SPARK_ERRORS as e:
+            reason = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
+            self._fail_fast(f"table {plan.table}: {reason}")
+            log.error(
+                "table %s: applying batch %d failed, its events go to the dead letter: %s", plan.table, batch_id, reason
+            )
+            letters.extend(dead_letter.DeadLetter(ev.raw, plan.table, "apply", reason) for ev in plan.events)
+            tm.error, tm.dead_letters = reason, len(plan.events)
+        return tm

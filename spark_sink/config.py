@@ -1,0 +1,292 @@
+"""The job's configuration: a TOML or JSON file (sections `source`, `sink`, `spark`, `tables."<topic>"`) with
+command-line overrides. Parsed once into a frozen object; every problem is reported at once. Pure.
+
+```toml
+[source]
+bootstrap_servers = "127.0.0.1:9092"
+topics = ["dbserver1.public.customers"]      # or: topic_pattern = "dbserver1\\.public\\..*"
+starting_offsets = "earliest"                # Spark Kafka source `startingOffsets`
+max_offsets_per_trigger = 10000
+format = "json"                              # decoder (pluggable)
+schemas = "auto"                             # JsonConverter schemas.enable: auto | true | false
+options = { "kafka.security.protocol" = "PLAINTEXT" }   # passed to the Kafka source as is
+
+[sink]
+warehouse = "/data/delta"                    # one Delta table per topic below it
+checkpoint = "/data/checkpoints/cdc"
+table_name_template = "{topic}"              # {topic} {prefix} {schema} {table}; non [A-Za-z0-9_] → _
+delete_mode = "hard"                         # hard | soft (_deleted, _deleted_at)
+scd2 = false                                 # history tables (valid_from, valid_to, is_current)
+dead_letter_path = "/data/delta/_dead_letter"
+fail_fast = false
+trigger = "available-now"                    # available-now | once | processing-time=<interval>
+unavailable_value_placeholder = "__debezium_unavailable_value"
+variable_scale = 18                          # scale of PG `numeric` without precision
+transaction_consistent = false               # apply only complete transactions (needs the transaction topic)
+transaction_topic = "dbserver1.transaction"
+
+[spark]
+master = "local[2]"                          # omit under spark-submit
+jars_dir = ".devstack/spark/jars"            # omit under spark-submit (pass --jars there)
+conf = { "spark.sql.shuffle.partitions" = "2" }
+
+[tables."dbserver1.public.customers"]
+name = "customers"
+delete_mode = "soft"
+scd2 = true
+```
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any
+
+DELETE_MODES = ("hard", "soft")
+TRIGGER_RE = re.compile(r"^(available-now|once|processing-time=.+)$")
+_UNSAFE = re.compile(r"[^A-Za-z0-9_]")
+
+
+class ConfigError(ValueError):
+    def __init__(self, problems: list[str]) -> None:
+        super().__init__("invalid spark_sink configuration:\n  - " + "\n  - ".join(problems))
+        self.problems = problems
+
+
+@dataclass(frozen=True)
+class TableConfig:
+    name: str | None = None
+    delete_mode: str | None = None
+    scd2: bool | None = None
+
+
+@dataclass(frozen=True)
+class SinkConfig:
+    bootstrap_servers: str = ""
+    topics: tuple[str, ...] = ()
+    topic_pattern: str | None = None
+    starting_offsets: str = "earliest"
+    max_offsets_per_trigger: int | None = 10000
+    kafka_options: Mapping[str, str] = field(default_factory=dict)
+    format: str = "json"
+    schemas: str = "auto"
+    warehouse: str = ""
+    checkpoint: str = ""
+    table_name_template: str = "{topic}"
+    delete_mode: str = "hard"
+    scd2: bool = False
+    dead_letter_path: str | None = None
+    fail_fast: bool = False
+    trigger: str = "available-now"
+    unavailable_value_placeholder: str = "__debezium_unavailable_value"
+    variable_scale: int = 18
+    transaction_consistent: bool = False
+    transaction_topic: str | None = None
+    query_name: str = "spark_sink"
+    master: str | None = None
+    jars_dir: str | None = None
+    spark_conf: Mapping[str, str] = field(default_factory=dict)
+    tables: Mapping[str, TableConfig] = field(default_factory=dict)
+
+    # -- derived ---------------------------------------------------------------------------------------
+    def table_name(self, topic: str) -> str:
+        explicit = self.tables.get(topic)
+        if explicit is not None and explicit.name:
+            return explicit.name
+        parts = topic.split(".")
+        prefix, schema, table = "", "", topic
+        if len(parts) >= 3:
+            prefix, schema, table = ".".join(parts[:-2]), parts[-2], parts[-1]
+        elif len(parts) == 2:
+            schema, table = parts
+        name = self.table_name_template.format(topic=topic, prefix=prefix, schema=schema, table=table)
+        return _UNSAFE.sub("_", name)
+
+    def table_path(self, table: str) -> str:
+        return str(Path(self.warehouse) / table)
+
+    @property
+    def dead_letter(self) -> str:
+        return self.dead_letter_path or str(Path(self.warehouse) / "_dead_letter")
+
+    def options_for(self, table: str) -> TableConfig:
+        """The effective per-table options (`tables` entries are keyed by topic or by table name)."""
+        for key, opts in self.tables.items():
+            if key == table or self.table_name(key) == table:
+                return TableConfig(
+                    name=table,
+                    delete_mode=opts.delete_mode or self.delete_mode,
+                    scd2=self.scd2 if opts.scd2 is None else opts.scd2,
+                )
+        return TableConfig(name=table, delete_mode=self.delete_mode, scd2=self.scd2)
+
+    def validate(self) -> list[str]:
+        problems = []
+        if not self.bootstrap_servers:
+            problems.append("source.bootstrap_servers is required")
+        if bool(self.topics) == bool(self.topic_pattern):
+            problems.append("exactly one of source.topics and source.topic_pattern is required")
+        if self.topic_pattern:
+            try:
+                re.compile(self.topic_pattern)
+            except re.error as e:
+                problems.append(f"source.topic_pattern is not a regex: {e}")
+        if self.schemas not in ("auto", "true", "false"):
+            problems.append("source.schemas must be auto, true or false")
+        if not self.warehouse:
+            problems.append("sink.warehouse is required")
+        if not self.checkpoint:
+            problems.append("sink.checkpoint is required")
+        if self.delete_mode not in DELETE_MODES:
+            problems.append(f"sink.delete_mode must be one of {DELETE_MODES}")
+        for topic, t in self.tables.items():
+            if t.delete_mode is not None and t.delete_mode not in DELETE_MODES:
+                problems.append(f"tables.{topic!r}.delete_mode must be one of {DELETE_MODES}")
+        if not TRIGGER_RE.match(self.trigger):
+            problems.append("sink.trigger must be available-now, once or processing-time=<interval>")
+        if self.max_offsets_per_trigger is not None and self.max_offsets_per_trigger <= 0:
+            problems.append("source.max_offsets_per_trigger must be positive")
+        if not 0 <= self.variable_scale <= 38:
+            problems.append("sink.variable_scale must be within 0..38")
+        if self.transaction_consistent and not self.transaction_topic:
+            problems.append("sink.transaction_topic is required with transaction_consistent")
+        try:
+            self.table_name_template.format(topic="t", prefix="p", schema="s", table="t")
+        except (KeyError, IndexError, ValueError) as e:
+            problems.append(f"sink.table_name_template: unknown placeholder {e}")
+        return problems
+
+
+_SECTIONS: dict[str, dict[str, str]] = {
+    "source": {
+        "bootstrap_servers": "bootstrap_servers",
+        "topics": "topics",
+        "topic_pattern": "topic_pattern",
+        "starting_offsets": "starting_offsets",
+        "max_offsets_per_trigger": "max_offsets_per_trigger",
+        "options": "kafka_options",
+        "format": "format",
+        "schemas": "schemas",
+    },
+    "sink": {
+        n: n
+        for n in (
+            "warehouse",
+            "checkpoint",
+            "table_name_template",
+            "delete_mode",
+            "scd2",
+            "dead_letter_path",
+            "fail_fast",
+            "trigger",
+            "unavailable_value_placeholder",
+            "variable_scale",
+            "transaction_consistent",
+            "transaction_topic",
+            "query_name",
+        )
+    },
+    "spark": {"master": "master", "jars_dir": "jars_dir", "conf": "spark_conf"},
+}
+
+
+def from_mapping(data: Mapping[str, Any]) -> SinkConfig:
+    """A parsed TOML/JSON document → SinkConfig (validated; ConfigError lists every problem)."""
+    problems: list[str] = []
+    values: dict[str, Any] = {}
+    for section, keys in _SECTIONS.items():
+        body = data.get(section) or {}
+        if not isinstance(body, Mapping):
+            problems.append(f"[{section}] must be a table")
+            continue
+        for k, v in body.items():
+            if k not in keys:
+                problems.append(f"unknown setting {section}.{k}")
+            else:
+                values[keys[k]] = v
+    for extra in set(data) - set(_SECTIONS) - {"tables"}:
+        problems.append(f"unknown section [{extra}]")
+    tables: dict[str, TableConfig] = {}
+    for topic, body in (data.get("tables") or {}).items():
+        if not isinstance(body, Mapping) or set(body) - {"name", "delete_mode", "scd2"}:
+            problems.append(f"tables.{topic!r} accepts name, delete_mode and scd2 only")
+            continue
+        tables[topic] = TableConfig(body.get("name"), body.get("delete_mode"), body.get("scd2"))
+    values["tables"] = tables
+    config = _coerce(values, problems)
+    problems.extend(config.validate())
+    if problems:
+        raise ConfigError(problems)
+    return config
+
+
+def _coerce(values: dict[str, Any], problems: list[str]) -> SinkConfig:
+    types = {f.name: f.type for f in fields(SinkConfig)}
+    out: dict[str, Any] = {}
+    for name, v in values.items():
+        t = str(types[name])
+        if name == "topics":
+            if isinstance(v, str):
+                v = [s.strip() for s in v.split(",") if s.strip()]
+            if not isinstance(v, list | tuple) or not all(isinstance(s, str) for s in v):
+                problems.append("source.topics must be a list of names")
+                continue
+            out[name] = tuple(v)
+        elif name in ("kafka_options", "spark_conf"):
+            if not isinstance(v, Mapping):
+                problems.append(f"{name} must be a table of strings")
+                continue
+            out[name] = {str(k): str(x) for k, x in v.items()}
+        elif t.startswith("bool"):
+            if isinstance(v, str) and v.lower() in ("true", "false"):
+                v = v.lower() == "true"
+            if not isinstance(v, bool):
+                problems.append(f"{name} must be true or false")
+                continue
+            out[name] = v
+        elif t.startswith("int"):
+            if v is None and "None" in t:
+                out[name] = None
+                continue
+            try:
+                out[name] = int(v)
+            except (TypeError, ValueError):
+                problems.append(f"{name} must be an integer")
+        else:
+            out[name] = v if v is None or not isinstance(v, int | float) else str(v)
+    return SinkConfig(**out)
+
+
+def load_file(path: str | Path) -> dict[str, Any]:
+    p = Path(path)
+    text = p.read_text()
+    if p.suffix == ".json":
+        data = json.loads(text)
+    else:
+        data = tomllib.loads(text)
+    if not isinstance(data, dict):
+        raise ConfigError([f"{p}: the top level must be a table/object"])
+    return data
+
+
+def with_overrides(data: Mapping[str, Any], overrides: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+    """Merge command-line values (section → key → value, None = not given) over a file's document."""
+    merged: dict[str, Any] = {k: (dict(v) if isinstance(v, Mapping) else v) for k, v in data.items()}
+    for section, body in overrides.items():
+        target = merged.setdefault(section, {})
+        for k, v in body.items():
+            if v is None:
+                continue
+            if isinstance(v, Mapping) and isinstance(target.get(k), Mapping):
+                target[k] = {**target[k], **v}
+            else:
+                target[k] = v
+    return merged
+
+
+__all__ = ["ConfigError", "SinkConfig", "TableConfig", "from_mapping", "load_file", "replace", "with_overrides"]

@@ -1,0 +1,99 @@
+"""What decoders produce. Pure frozen values."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from spark_sink.position import SourcePosition
+from spark_sink.types.model import SinkType
+
+
+@dataclass(frozen=True)
+class RawRecord:
+    topic: str
+    partition: int
+    offset: int
+    key: bytes | None
+    value: bytes | None
+    timestamp_ms: int | None = None
+
+
+@dataclass(frozen=True)
+class RowSchema:
+    """The columns of a table as one Connect row schema describes them, in source column order."""
+
+    columns: tuple[tuple[str, SinkType], ...]
+    name: str | None = None
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(n for n, _ in self.columns)
+
+    def type_of(self, name: str) -> SinkType | None:
+        for n, t in self.columns:
+            if n == name:
+                return t
+        return None
+
+
+@dataclass(frozen=True)
+class ChangeEvent:
+    """One data change (op c/u/d/r) or truncate (op t, no key, no row)."""
+
+    raw: RawRecord
+    op: str
+    key: Mapping[str, Any] | None
+    row: Mapping[str, Any] | None  # `after` for c/u/r, `before` (often key columns only) for d; key merged in
+    schema: RowSchema
+    position: SourcePosition
+    unavailable: frozenset[str] = frozenset()  # columns carrying the unchanged-TOAST placeholder
+    # columns filled from an earlier event of the batch (unchanged TOAST) → that event's position: the MERGE keeps
+    # the table's value instead when the table is already at or past it (the earlier event was a replay)
+    carried: Mapping[str, SourcePosition] = field(default_factory=dict)
+    source_ts_ms: int | None = None
+    source_table: str | None = None  # "schema.table" of the source block
+    tx_id: str | None = None  # the txId part of the transaction id
+    typed: bool = True  # False for schemaless JSON (types inferred)
+
+    @property
+    def tiebreak(self) -> tuple[int, int]:
+        return (self.raw.partition, self.raw.offset)
+
+    @property
+    def order(self) -> tuple[int, int, int, int]:
+        """Position, then Kafka coordinates: only meaningful between events of one key (same partition)."""
+        return (self.position.lsn, self.position.seq, self.raw.partition, self.raw.offset)
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """A record with nothing to apply: tombstone, heartbeat, logical message."""
+
+    raw: RawRecord
+    reason: str
+
+
+@dataclass(frozen=True)
+class TxMarker:
+    """A transaction-topic record (BEGIN/END)."""
+
+    raw: RawRecord
+    status: str
+    tx_id: str  # the txId part of "<txId>:<lsn>"
+    event_count: int | None
+    data_collections: Mapping[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class DecodeFailure:
+    raw: RawRecord
+    reason: str
+
+
+Decoded = ChangeEvent | Skipped | TxMarker | DecodeFailure
+
+
+class Decoder(Protocol):
+    def decode(self, record: RawRecord) -> Decoded: ...

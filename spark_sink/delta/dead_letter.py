@@ -1,0 +1,63 @@
+"""Records the sink could not apply, with the reason, appended to a Delta table. The append is idempotent per
+micro-batch (Delta `txnAppId`/`txnVersion`), so a replayed batch does not duplicate its dead letters."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from pyspark.sql import SparkSession
+from pyspark.sql import types as T
+
+from spark_sink.decoding.base import RawRecord
+
+SCHEMA = T.StructType(
+    [
+        T.StructField("topic", T.StringType(), False),
+        T.StructField("partition", T.IntegerType(), False),
+        T.StructField("offset", T.LongType(), False),
+        T.StructField("key", T.BinaryType(), True),
+        T.StructField("value", T.BinaryType(), True),
+        T.StructField("table", T.StringType(), True),
+        T.StructField("stage", T.StringType(), False),
+        T.StructField("reason", T.StringType(), False),
+        T.StructField("batch_id", T.LongType(), False),
+        T.StructField("recorded_at", T.TimestampType(), False),
+    ]
+)
+
+
+@dataclass(frozen=True)
+class DeadLetter:
+    raw: RawRecord
+    table: str | None
+    stage: str  # decode | plan | schema | apply
+    reason: str
+
+
+def write(spark: SparkSession, path: str, app_id: str, batch_id: int, letters: Sequence[DeadLetter]) -> None:
+    now = dt.datetime.now(dt.UTC)
+    rows = [
+        (
+            d.raw.topic,
+            d.raw.partition,
+            d.raw.offset,
+            d.raw.key,
+            d.raw.value,
+            d.table,
+            d.stage,
+            d.reason[:4000],
+            batch_id,
+            now,
+        )
+        for d in letters
+    ]
+    (
+        spark.createDataFrame(rows, SCHEMA)
+        .write.format("delta")
+        .mode("append")
+        .option("txnAppId", f"{app_id}-dead-letter")
+        .option("txnVersion", batch_id)
+        .save(path)
+    )

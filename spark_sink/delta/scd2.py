@@ -1,0 +1,136 @@
+"""SCD type 2: a history table per source table. Each change adds a version (`valid_from` = source commit time);
+the key's previous version is closed (`valid_to`, `is_current=false`); a delete closes the current version; a
+truncate closes every current version older than it. Idempotent: only events newer than the latest version stored
+for their key are applied (the same position guard as the SCD1 MERGE)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from delta.tables import DeltaTable
+from pyspark.sql import SparkSession
+from pyspark.sql import functions as F
+from pyspark.sql import types as T
+
+from spark_sink.delta.merge import MergeCounts, older_than
+from spark_sink.delta.tables import LSN, META_FIELDS, OP, SEQ, SOURCE_TS, TableCheck, q, ts_from_ms
+from spark_sink.planning import TablePlan, key_tuple, scd2_histories
+from spark_sink.position import SourcePosition
+from spark_sink.types import infer
+
+VALID_FROM, VALID_TO, IS_CURRENT = "valid_from", "valid_to", "is_current"
+HISTORY_FIELDS = [
+    T.StructField(VALID_FROM, T.TimestampType(), True),
+    T.StructField(VALID_TO, T.TimestampType(), True),
+    T.StructField(IS_CURRENT, T.BooleanType(), True),
+]
+ACTION, MK = "__scd_action", "__scd_key_"
+
+
+def _latest(spark: SparkSession, path: str, plan: TablePlan, check: TableCheck) -> dict[Any, Any]:
+    """The newest stored version per key of the batch (current or closed): key tuple → Row."""
+    if not plan.key_columns:
+        return {}
+    keys = sorted({key_tuple(e) for e in plan.events if e.key is not None}, key=repr)
+    if not keys:
+        return {}
+    key_schema = T.StructType([f for f in check.data_schema.fields if f.name in plan.key_columns])
+    key_schema = T.StructType([key_schema[k] for k in plan.key_columns])
+    key_df = spark.createDataFrame([tuple(v for _, v in k) for k in keys], key_schema)
+    table = DeltaTable.forPath(spark, path).toDF()
+    cols = [c for c in table.columns]
+    latest = (
+        table.join(F.broadcast(key_df), list(plan.key_columns))
+        .groupBy(*plan.key_columns)
+        .agg(F.max_by(F.struct(*[F.col(q(c)) for c in cols]), F.struct(F.col(LSN), F.col(SEQ))).alias("v"))
+        .collect()
+    )
+    return {tuple((k, r["v"][k]) for k in plan.key_columns): r["v"] for r in latest}
+
+
+def apply(spark: SparkSession, path: str, plan: TablePlan, check: TableCheck) -> MergeCounts:
+    table = DeltaTable.forPath(spark, path)
+    if plan.truncate_at is not None:
+        t_event = max((e for e in plan.events if e.op == "t"), key=lambda e: e.position)
+        ts = "CAST(NULL AS TIMESTAMP)" if t_event.source_ts_ms is None else f"timestamp_millis({t_event.source_ts_ms})"
+        table.update(
+            condition=f"{IS_CURRENT} AND {older_than(plan.truncate_at)}", set={VALID_TO: ts, IS_CURRENT: "false"}
+        )
+    latest = _latest(spark, path, plan, check)
+
+    def newer(e: Any) -> bool:
+        row = latest.get(key_tuple(e))
+        return row is None or row[LSN] is None or e.position > SourcePosition(row[LSN], row[SEQ] or 0)
+
+    histories = scd2_histories(plan, newer)
+    names = [f.name for f in check.data_schema.fields]
+    types = dict(plan.schema.columns)
+    rows: list[tuple[Any, ...]] = []
+    closes = 0
+    for h in histories:
+        current = latest.get(h.key)
+        if current is not None and current[IS_CURRENT]:
+            closes += 1
+            keyvals = [dict(h.key)[k] for k in plan.key_columns]
+            rows.append(
+                (
+                    *[None] * len(names),
+                    None,
+                    None,
+                    None,
+                    None,
+                    None,
+                    ts_from_ms(h.first.source_ts_ms),
+                    False,
+                    "close",
+                    *keyvals,
+                )
+            )
+        for i, v in enumerate(h.versions):
+            e = v.event
+            row = dict(e.row or {})
+            if i == 0 and e.unavailable and current is not None:  # TOAST: the stored version has the value
+                for c in e.unavailable:
+                    row[c] = current.asDict().get(c)
+            values = [row.get(n) if e.typed else infer.coerce(row.get(n), types[n]) for n in names]
+            rows.append(
+                (
+                    *values,
+                    e.position.lsn,
+                    e.position.seq,
+                    e.op,
+                    ts_from_ms(e.source_ts_ms),
+                    ts_from_ms(v.valid_from_ms),
+                    ts_from_ms(v.valid_to_ms),
+                    v.is_current,
+                    "insert",
+                    *[None] * len(plan.key_columns),
+                )
+            )
+    if not rows:
+        return MergeCounts()
+    key_fields = [T.StructField(MK + k, check.data_schema[k].dataType, True) for k in plan.key_columns]
+    schema = T.StructType(
+        list(check.data_schema.fields)
+        + META_FIELDS
+        + HISTORY_FIELDS
+        + [T.StructField(ACTION, T.StringType(), False)]
+        + key_fields
+    )
+    staged = spark.createDataFrame(rows, schema)
+    for name, target in check.casts.items():
+        staged = staged.withColumn(name, staged[name].cast(target))
+    on = " AND ".join(f"t.{q(k)} = s.{q(MK + k)}" for k in plan.key_columns) + f" AND t.{IS_CURRENT}"
+    insert: dict[str, Any] = {q(c): f"s.{q(c)}" for c in names} | {
+        c: f"s.{c}" for c in (LSN, SEQ, OP, SOURCE_TS, VALID_FROM, VALID_TO, IS_CURRENT)
+    }
+    result = (
+        table.alias("t")
+        .merge(staged.alias("s"), on)
+        .whenMatchedUpdate(condition=f"s.{ACTION} = 'close'", set={VALID_TO: f"s.{VALID_TO}", IS_CURRENT: "false"})
+        .whenNotMatchedInsert(condition=f"s.{ACTION} = 'insert'", values=insert)
+        .execute()
+    )
+    first = result.first() if result is not None else None
+    d = first.asDict() if first is not None else {}
+    return MergeCounts(inserted=int(d.get("num_inserted_rows") or 0), updated=int(d.get("num_updated_rows") or 0))

@@ -1,0 +1,152 @@
+"""One target table's source DataFrame, schema check and evolution (Spark-facing)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from delta.tables import DeltaTable
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import types as T
+
+from spark_sink.planning import TablePlan
+from spark_sink.spark_types import evolvable_struct, same_type, to_spark
+from spark_sink.types import infer
+
+LSN, SEQ, OP, SOURCE_TS = "_cdc_lsn", "_cdc_seq", "_cdc_op", "_cdc_source_ts"
+DELETED, DELETED_AT = "_deleted", "_deleted_at"
+IS_DELETE, UNAVAILABLE, CARRIED = "__cdc_delete", "__cdc_unavailable", "__cdc_carried"
+POSITION = T.StructType([T.StructField("lsn", T.LongType(), False), T.StructField("seq", T.LongType(), False)])
+META_FIELDS = [
+    T.StructField(LSN, T.LongType(), True),
+    T.StructField(SEQ, T.LongType(), True),
+    T.StructField(OP, T.StringType(), True),
+    T.StructField(SOURCE_TS, T.TimestampType(), True),
+]
+SOFT_FIELDS = [T.StructField(DELETED, T.BooleanType(), True), T.StructField(DELETED_AT, T.TimestampType(), True)]
+RESERVED = {LSN, SEQ, OP, SOURCE_TS, DELETED, DELETED_AT, IS_DELETE, UNAVAILABLE, CARRIED}
+
+
+class IncompatibleTableError(ValueError):
+    """The incoming events cannot be written to the existing table without losing or misreading data."""
+
+
+def q(name: str) -> str:
+    return "`" + name.replace("`", "``") + "`"
+
+
+def ts_from_ms(ms: int | None) -> dt.datetime | None:
+    return None if ms is None else dt.datetime.fromtimestamp(ms / 1000, dt.UTC)
+
+
+@dataclass
+class TableCheck:
+    """The result of comparing a plan with its table, before anything is written."""
+
+    path: str
+    exists: bool
+    data_schema: T.StructType  # the batch's data columns (Spark types)
+    new_columns: list[T.StructField] = field(default_factory=list)
+    casts: dict[str, T.DataType] = field(default_factory=dict)  # schemaless columns cast to the table's type
+    table_schema: T.StructType | None = None
+
+
+def check_table(spark: SparkSession, path: str, plan: TablePlan, extra_fields: Sequence[T.StructField]) -> TableCheck:
+    clash = RESERVED & set(plan.schema.names)
+    if clash:
+        raise IncompatibleTableError(f"source columns {sorted(clash)} collide with the sink's own columns")
+    data_schema = T.StructType([T.StructField(n, to_spark(t), True) for n, t in plan.schema.columns])
+    if not DeltaTable.isDeltaTable(spark, path):
+        return TableCheck(path, False, data_schema)
+    table_schema = DeltaTable.forPath(spark, path).toDF().schema
+    have = {f.name: f.dataType for f in table_schema.fields}
+    check = TableCheck(path, True, data_schema, table_schema=table_schema)
+    missing_meta = [f.name for f in extra_fields if f.name not in have]
+    if missing_meta:
+        raise IncompatibleTableError(
+            f"table {path} lacks the sink columns {missing_meta} (created with another delete mode or not by this job)"
+        )
+    for key in plan.key_columns:
+        if key not in have:
+            raise IncompatibleTableError(f"key column {key!r} is not in table {path}: the source key changed")
+    problems = []
+    for f in data_schema.fields:
+        existing = have.get(f.name)
+        if existing is None:
+            check.new_columns.append(f)
+        elif same_type(existing, f.dataType):
+            continue
+        elif not plan.typed:
+            check.casts[f.name] = existing
+        elif evolvable_struct(existing, f.dataType):
+            check.new_columns.append(f)  # mergeSchema adds the nested fields
+        else:
+            problems.append(
+                f"{f.name}: table has {existing.simpleString()}, source now sends {f.dataType.simpleString()}"
+            )
+    if problems:
+        raise IncompatibleTableError(f"incompatible type change for table {path}: " + "; ".join(problems))
+    return check
+
+
+def ensure_table(spark: SparkSession, check: TableCheck, extra_fields: Sequence[T.StructField]) -> list[str]:
+    """Create the table or add the new source columns (schema evolution). Returns the added column names."""
+    if not check.exists:
+        schema = T.StructType(list(check.data_schema.fields) + list(extra_fields))
+        (
+            DeltaTable.createIfNotExists(spark)
+            .location(check.path)
+            .addColumns(schema)
+            .property("delta.enableChangeDataFeed", "false")
+            .execute()
+        )
+        check.exists = True
+        return []
+    if check.new_columns:
+        empty = spark.createDataFrame([], T.StructType(check.new_columns))
+        empty.write.format("delta").mode("append").option("mergeSchema", "true").save(check.path)
+        return [f.name for f in check.new_columns]
+    return []
+
+
+def source_frame(
+    spark: SparkSession, plan: TablePlan, check: TableCheck, events: Sequence[Any] | None = None
+) -> DataFrame:
+    """The batch's changes for one table as a DataFrame: data columns, position, op, delete flag, and the list of
+    columns whose value is the unchanged-TOAST placeholder."""
+    names = [f.name for f in check.data_schema.fields]
+    types = {n: t for n, t in plan.schema.columns}
+    schema = T.StructType(
+        list(check.data_schema.fields)
+        + META_FIELDS
+        + [
+            T.StructField(IS_DELETE, T.BooleanType(), False),
+            T.StructField(UNAVAILABLE, T.ArrayType(T.StringType()), True),
+            T.StructField(CARRIED, T.MapType(T.StringType(), POSITION), True),
+        ]
+    )
+    rows = []
+    for e in plan.changes if events is None else events:
+        row = e.row or {}
+        if e.typed:
+            values = [row.get(n) for n in names]
+        else:
+            values = [infer.coerce(row.get(n), types[n]) for n in names]
+        rows.append(
+            (
+                *values,
+                e.position.lsn,
+                e.position.seq,
+                e.op,
+                ts_from_ms(e.source_ts_ms),
+                e.op == "d",
+                sorted(e.unavailable),
+                {c: (p.lsn, p.seq) for c, p in e.carried.items()},
+            )
+        )
+    frame = spark.createDataFrame(rows, schema)
+    for name, target in check.casts.items():
+        frame = frame.withColumn(name, frame[name].cast(target))
+    return frame

@@ -1,0 +1,144 @@
+"""The composition root of the Spark job: session, Kafka stream, foreachBatch processor, query."""
+
+from __future__ import annotations
+
+import logging
+import os
+from pathlib import Path
+from typing import Any
+
+from pyspark.sql import SparkSession
+from pyspark.sql.streaming import StreamingQuery, StreamingQueryListener
+
+from spark_sink.batch import BatchProcessor
+from spark_sink.config import SinkConfig
+from spark_sink.decoding import decoder_for
+from spark_sink.types import TypeOptions
+
+log = logging.getLogger("spark_sink")
+
+SESSION_DEFAULTS = {
+    "spark.sql.extensions": "io.delta.sql.DeltaSparkSessionExtension",
+    "spark.sql.catalog.spark_catalog": "org.apache.spark.sql.delta.catalog.DeltaCatalog",
+    "spark.sql.session.timeZone": "UTC",
+    "spark.sql.shuffle.partitions": "4",
+    "spark.databricks.delta.snapshotPartitions": "4",
+    "spark.ui.enabled": "false",
+}
+
+
+def jar_list(jars_dir: str) -> list[str]:
+    jars = sorted(str(p.resolve()) for p in Path(jars_dir).glob("*.jar"))
+    if not jars:
+        raise FileNotFoundError(f"no jars in {jars_dir}: run devstack/spark.sh fetch")
+    return jars
+
+
+def build_session(config: SinkConfig) -> SparkSession:
+    """A session with Delta's extension and the Kafka/Delta jars from `spark.jars_dir` (never spark.jars.packages).
+    Under spark-submit leave master and jars_dir unset and pass `--jars`."""
+    builder = SparkSession.builder.appName(config.query_name)
+    if config.master:
+        builder = builder.master(config.master)
+    if config.jars_dir:
+        builder = builder.config("spark.jars", ",".join(jar_list(config.jars_dir)))
+    for k, v in {**SESSION_DEFAULTS, **config.spark_conf}.items():
+        builder = builder.config(k, v)
+    return builder.getOrCreate()
+
+
+class ProgressLogger(StreamingQueryListener):
+    """Logs the Kafka lag (offsets behind latest) of each micro-batch."""
+
+    def onQueryStarted(self, event: Any) -> None:
+        log.info("query started id=%s name=%s", event.id, event.name)
+
+    def onQueryProgress(self, event: Any) -> None:
+        p = event.progress
+        for src in p.sources:
+            m = src.metrics or {}
+            log.info(
+                "progress batch=%s input_rows=%s offsets_behind_latest(max)=%s",
+                p.batchId,
+                p.numInputRows,
+                m.get("maxOffsetsBehindLatest"),
+            )
+
+    def onQueryIdle(self, event: Any) -> None:
+        pass
+
+    def onQueryTerminated(self, event: Any) -> None:
+        log.info("query terminated id=%s exception=%s", event.id, event.exception)
+
+
+def subscribed_topics(config: SinkConfig) -> tuple[str, ...]:
+    topics = config.topics
+    if config.transaction_consistent and config.transaction_topic and config.transaction_topic not in topics:
+        topics = (*topics, config.transaction_topic)
+    return topics
+
+
+def start(spark: SparkSession, config: SinkConfig, processor: BatchProcessor | None = None) -> StreamingQuery:
+    processor = processor or make_processor(spark, config)
+    reader = (
+        spark.readStream.format("kafka")
+        .option("kafka.bootstrap.servers", config.bootstrap_servers)
+        .option("startingOffsets", config.starting_offsets)
+        .option("failOnDataLoss", "false")
+        .option("includeHeaders", "false")
+    )
+    if config.topic_pattern:
+        reader = reader.option("subscribePattern", config.topic_pattern)
+    else:
+        reader = reader.option("subscribe", ",".join(subscribed_topics(config)))
+    if config.max_offsets_per_trigger:
+        reader = reader.option("maxOffsetsPerTrigger", str(config.max_offsets_per_trigger))
+    for k, v in config.kafka_options.items():
+        reader = reader.option(k, v)
+    writer = (
+        reader.load()
+        .writeStream.queryName(config.query_name)
+        .option("checkpointLocation", config.checkpoint)
+        .foreachBatch(processor)
+    )
+    if config.trigger == "available-now":
+        writer = writer.trigger(availableNow=True)
+    elif config.trigger == "once":
+        writer = writer.trigger(once=True)
+    else:
+        writer = writer.trigger(processingTime=config.trigger.split("=", 1)[1])
+    query = writer.start()
+    log.info(
+        "started query %s: %s → %s (checkpoint %s, trigger %s)",
+        config.query_name,
+        config.topic_pattern or ",".join(subscribed_topics(config)),
+        config.warehouse,
+        config.checkpoint,
+        config.trigger,
+    )
+    return query
+
+
+def make_processor(spark: SparkSession, config: SinkConfig) -> BatchProcessor:
+    decoder = decoder_for(
+        config.format,
+        schemas=config.schemas,
+        placeholder=config.unavailable_value_placeholder,
+        options=TypeOptions(variable_scale=config.variable_scale),
+    )
+    return BatchProcessor(spark, config, decoder)
+
+
+def run(config: SinkConfig, spark: SparkSession | None = None, timeout_s: float | None = None) -> BatchProcessor:
+    """Run the job until the query ends (available-now/once) or forever (processing-time)."""
+    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    spark = spark or build_session(config)
+    spark.streams.addListener(ProgressLogger())
+    processor = make_processor(spark, config)
+    query = start(spark, config, processor)
+    if timeout_s is None:
+        query.awaitTermination()
+    elif not query.awaitTermination(int(timeout_s)):
+        query.stop()
+        raise TimeoutError(f"query {config.query_name} did not finish within {timeout_s} s")
+    return processor

@@ -1,0 +1,106 @@
+"""Debezium and Connect temporal types (kafka-connect.md §3.4, postgresql.md §6.2) → DateType, TimestampType
+(instants: ZonedTimestamp/IsoTimestamp), TimestampNTZType (PG `timestamp`: Timestamp/MicroTimestamp/NanoTimestamp
+and Connect Timestamp), strings for times of day (`HH:MM:SS.ffffff`, Spark/Delta have no TIME type) and ISO
+intervals, longs for durations. Values outside Python's datetime range (PG ±infinity) clamp to the range ends.
+Pure."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable
+from typing import Any
+
+from spark_sink.connect_schema import ConnectSchema
+from spark_sink.types.model import DATE, INT, LONG, STRING, TIMESTAMP, TIMESTAMP_NTZ
+from spark_sink.types.primitives import to_int, to_str
+from spark_sink.types.registry import ConversionError, TypeMapping, TypeRegistry
+
+EPOCH_DATE = dt.date(1970, 1, 1)
+EPOCH_NTZ = dt.datetime(1970, 1, 1)
+MAX_NTZ, MIN_NTZ = dt.datetime(9999, 12, 31, 23, 59, 59, 999999), dt.datetime(1, 1, 1)
+UTC = dt.UTC
+
+
+def days_to_date(value: Any) -> dt.date:
+    days = to_int(value)
+    try:
+        return EPOCH_DATE + dt.timedelta(days=days)
+    except OverflowError:
+        return dt.date.max if days > 0 else dt.date.min
+
+
+def micros_to_ntz(micros: int) -> dt.datetime:
+    try:
+        return EPOCH_NTZ + dt.timedelta(microseconds=micros)
+    except OverflowError:
+        return MAX_NTZ if micros > 0 else MIN_NTZ
+
+
+def _epoch(divisor_to_micros: Callable[[int], int]) -> Callable[[Any], dt.datetime]:
+    return lambda v: micros_to_ntz(divisor_to_micros(to_int(v)))
+
+
+def parse_instant(value: Any) -> dt.datetime:
+    """ISO-8601 text with an offset (`2024-01-02T03:04:05.123456Z`, up to 9 fractional digits) → aware UTC."""
+    text = to_str(value).strip()
+    if text in ("infinity", "+infinity"):
+        return MAX_NTZ.replace(tzinfo=UTC)
+    if text == "-infinity":
+        return MIN_NTZ.replace(tzinfo=UTC)
+    head, dot, rest = text.partition(".")
+    if dot:  # trim nanoseconds to microseconds: datetime holds 6 digits
+        digits = len(rest) - len(rest.lstrip("0123456789"))
+        rest = rest[:digits][:6] + rest[digits:]
+        text = f"{head}.{rest}"
+    try:
+        parsed = dt.datetime.fromisoformat(text)
+    except ValueError:
+        raise ConversionError(f"not an ISO-8601 timestamp: {value!r}") from None
+    if parsed.tzinfo is None:
+        parsed = parsed.replace(tzinfo=UTC)
+    return parsed.astimezone(UTC)
+
+
+def parse_iso_date(value: Any) -> dt.date:
+    text = to_str(value).strip().rstrip("Z")
+    try:
+        return dt.date.fromisoformat(text[:10])
+    except ValueError:
+        raise ConversionError(f"not an ISO-8601 date: {value!r}") from None
+
+
+def time_of_day(micros: int) -> str:
+    """µs since midnight → `HH:MM:SS.ffffff` (PG `time` text, µs precision; 24:00:00 stays 24:00:00)."""
+    seconds, frac = divmod(micros, 1_000_000)
+    minutes, sec = divmod(seconds, 60)
+    hours, minute = divmod(minutes, 60)
+    return f"{hours:02d}:{minute:02d}:{sec:02d}.{frac:06d}"
+
+
+def _time(to_micros: Callable[[int], int]) -> Callable[[Any], str]:
+    return lambda v: time_of_day(to_micros(to_int(v)))
+
+
+def _fixed(sink: Any, conv: Callable[[Any], Any]) -> Callable[[ConnectSchema, TypeRegistry], TypeMapping]:
+    return lambda schema, registry: TypeMapping(sink, conv)
+
+
+def register(registry: TypeRegistry) -> None:
+    ms, us, ns = (lambda v: v * 1000), (lambda v: v), (lambda v: v // 1000)
+    registry.register_name(("io.debezium.time.Date", "org.apache.kafka.connect.data.Date"), _fixed(DATE, days_to_date))
+    registry.register_name(
+        ("io.debezium.time.Timestamp", "org.apache.kafka.connect.data.Timestamp"), _fixed(TIMESTAMP_NTZ, _epoch(ms))
+    )
+    registry.register_name("io.debezium.time.MicroTimestamp", _fixed(TIMESTAMP_NTZ, _epoch(us)))
+    registry.register_name("io.debezium.time.NanoTimestamp", _fixed(TIMESTAMP_NTZ, _epoch(ns)))
+    registry.register_name(
+        ("io.debezium.time.ZonedTimestamp", "io.debezium.time.IsoTimestamp"), _fixed(TIMESTAMP, parse_instant)
+    )
+    registry.register_name("io.debezium.time.IsoDate", _fixed(DATE, parse_iso_date))
+    registry.register_name(("io.debezium.time.Time", "org.apache.kafka.connect.data.Time"), _fixed(STRING, _time(ms)))
+    registry.register_name("io.debezium.time.MicroTime", _fixed(STRING, _time(us)))
+    registry.register_name("io.debezium.time.NanoTime", _fixed(STRING, _time(ns)))
+    registry.register_name(("io.debezium.time.ZonedTime", "io.debezium.time.IsoTime"), _fixed(STRING, to_str))
+    registry.register_name("io.debezium.time.Interval", _fixed(STRING, to_str))
+    registry.register_name("io.debezium.time.Year", _fixed(INT, to_int))
+    registry.register_name(("io.debezium.time.MicroDuration", "io.debezium.time.NanoDuration"), _fixed(LONG, to_int))

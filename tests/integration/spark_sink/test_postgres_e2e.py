@@ -1,0 +1,250 @@
+"""End to end: real PostgreSQL 15 → this worker (in process) → real Kafka → the Spark job → a Delta table that
+equals the source table. The first run of the job is a real spark-submit application that is killed (SIGKILL)
+while the source keeps changing; a second run resumes from its checkpoint and must converge to the source."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import random
+import signal
+import string
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+
+from tests.integration.spark_sink.conftest import REPO
+from tests.worker_support import running_worker, wait_for
+
+pytestmark = [pytest.mark.integration, pytest.mark.spark]
+
+COLUMNS = "id, name, price, amount, born, seen, local_ts, doc, uid, tags, flag, big"
+
+
+def connector_config(name: str) -> dict[str, str]:
+    return {
+        "connector.class": "io.debezium.connector.postgresql.PostgresConnector",
+        "database.hostname": "127.0.0.1",
+        "database.port": os.environ.get("CW_PG_PORT", "5433"),
+        "database.user": "postgres",
+        "database.dbname": "postgres",
+        "topic.prefix": name,
+        "plugin.name": "pgoutput",
+        "slot.name": "slot_" + name,
+        "publication.name": "pub_" + name,
+        "publication.autocreate.mode": "filtered",
+        "schema.include.list": name,
+    }
+
+
+def big_text(seed: int) -> str:
+    rnd = random.Random(seed)  # incompressible, > 8 kB: stored out of line (TOAST)
+    return "".join(rnd.choice(string.ascii_letters) for _ in range(12000))
+
+
+async def execute(dsn: str, *statements: str) -> None:
+    async with await psycopg.AsyncConnection.connect(dsn, autocommit=True) as conn:
+        for sql in statements:
+            await conn.execute(sql)
+
+
+async def source_rows(dsn: str, schema: str) -> list[tuple[Any, ...]]:
+    async with await psycopg.AsyncConnection.connect(dsn) as conn:
+        cur = await conn.execute(f"SELECT {COLUMNS} FROM {schema}.items ORDER BY id")
+        return list(await cur.fetchall())
+
+
+def normalise_pg(row: tuple[Any, ...]) -> tuple[Any, ...]:
+    id_, name, price, amount, born, seen, local_ts, doc, uid, tags, flag, big = row
+    return (
+        id_,
+        name,
+        price,
+        None if amount is None else amount.normalize(),
+        born,
+        None if seen is None else seen.timestamp(),
+        local_ts,
+        doc,
+        None if uid is None else str(uid),
+        tags,
+        flag,
+        big,
+    )
+
+
+def normalise_delta(row: Any) -> tuple[Any, ...]:
+    return (
+        row["id"],
+        row["name"],
+        row["price"],
+        None if row["amount"] is None else row["amount"].normalize(),
+        row["born"],
+        None if row["seen"] is None else row["seen"].timestamp(),  # naive local time, like pyspark returns it
+        row["local_ts"],
+        None if row["doc"] is None else json.loads(row["doc"]),
+        row["uid"],
+        row["tags"],
+        row["flag"],
+        row["big"],
+    )
+
+
+def submit(jars: Path, args: list[str], log: Path) -> subprocess.Popen[bytes]:
+    env = {
+        **os.environ,
+        "PYSPARK_PYTHON": sys.executable,
+        "PYSPARK_DRIVER_PYTHON": sys.executable,
+        "SPARK_LOCAL_IP": "127.0.0.1",
+    }
+    cmd = [
+        str(Path(sys.executable).parent / "spark-submit"),
+        "--master",
+        "local[2]",
+        "--jars",
+        ",".join(str(p) for p in sorted(jars.glob("*.jar"))),
+        "--conf",
+        "spark.ui.showConsoleProgress=false",
+        "--conf",
+        "spark.sql.shuffle.partitions=2",
+        "--conf",
+        "spark.databricks.delta.snapshotPartitions=2",
+        str(REPO / "spark_sink" / "__main__.py"),
+        *args,
+    ]
+    with log.open("wb") as out:
+        return subprocess.Popen(cmd, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+
+
+def delta_commits(path: Path) -> int:
+    return len(list((path / "_delta_log").glob("*.json"))) if (path / "_delta_log").exists() else 0
+
+
+async def test_postgres_to_delta_with_a_killed_job(
+    spark: Any,
+    spark_jars: Path,
+    tmp_path: Path,
+    worker_props: dict[str, str],
+    kafka_bootstrap: str,
+    pg_dsn: str,
+    unique_name: str,
+) -> None:
+    from spark_sink.config import SinkConfig
+    from spark_sink.job import make_processor, start
+
+    schema = unique_name
+    topic = f"{schema}.{schema}.items"
+    warehouse, checkpoint = tmp_path / "warehouse", tmp_path / "checkpoint"
+    table = warehouse / "items"
+    await execute(
+        pg_dsn,
+        f"CREATE SCHEMA {schema}",
+        f"CREATE TABLE {schema}.items (id int PRIMARY KEY, name text, price numeric(10,2), amount numeric, born date,"
+        " seen timestamptz, local_ts timestamp, doc jsonb, uid uuid, tags text[], flag boolean, big text)",
+        f"ALTER TABLE {schema}.items ALTER COLUMN big SET STORAGE EXTERNAL",
+        *[
+            f"INSERT INTO {schema}.items VALUES ({i}, 'n{i}', {i}.25, {i}.000123, '2024-01-{i:02d}',"
+            f" '2024-01-02 03:04:05.{i:06d}+00', '2018-06-20 15:13:16.9451{i:02d}', '{{\"k\": {i}}}',"
+            f" 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a{i:02d}', '{{a,b{i}}}', {str(i % 2 == 0).lower()}, '{big_text(i)}')"
+            for i in range(1, 11)
+        ],
+    )
+    job: subprocess.Popen[bytes] | None = None
+    try:
+        async with running_worker(worker_props) as (_worker, client):
+            r = await client.post("/connectors", json={"name": "pg", "config": connector_config(schema)})
+            assert r.status_code == 201, r.text
+
+            async def snapshot_written() -> bool:
+                from connect_worker.kafka.reader import read_to_end
+
+                return len(await read_to_end({"bootstrap.servers": kafka_bootstrap}, topic)) >= 10
+
+            await wait_for(snapshot_written, 40)  # the Kafka source fails on a topic that does not exist yet
+            job = submit(
+                spark_jars,
+                [
+                    "--bootstrap-servers",
+                    kafka_bootstrap,
+                    "--topics",
+                    topic,
+                    "--warehouse",
+                    str(warehouse),
+                    "--checkpoint",
+                    str(checkpoint),
+                    "--table-name-template",
+                    "{table}",
+                    "--trigger",
+                    "processing-time=1 second",
+                    "--query-name",
+                    f"e2e_{schema}",
+                ],
+                tmp_path / "job.log",
+            )
+            await wait_for(lambda: asyncio.sleep(0, delta_commits(table) >= 2), 120)  # created + first MERGE
+            await execute(
+                pg_dsn,
+                f"UPDATE {schema}.items SET name = 'renamed' WHERE id = 1",  # big unchanged: TOAST placeholder
+                f"DELETE FROM {schema}.items WHERE id = 2",
+                f"INSERT INTO {schema}.items (id, name, price) VALUES (11, 'new', -5.50)",
+                f"UPDATE {schema}.items SET big = 'small now', amount = NULL WHERE id = 3",
+            )
+            commits = delta_commits(table)
+            with contextlib.suppress(AssertionError):  # usually applied before the kill; either way is fine
+                await wait_for(lambda: asyncio.sleep(0, delta_commits(table) > commits), 20)
+            os.killpg(job.pid, signal.SIGKILL)
+            job.wait(30)
+            await execute(
+                pg_dsn,
+                f"UPDATE {schema}.items SET name = 'again', flag = NULL WHERE id = 1",
+                # primary-key change: delete + create. `big` is set too: on a key change pgoutput still marks an
+                # unchanged TOAST value as unchanged, Debezium puts the placeholder in the `c` event of the new key,
+                # and the sink has no earlier value under that key (a known limitation, see spark_sink notes)
+                f"UPDATE {schema}.items SET id = 12, big = 'moved' WHERE id = 4",
+                f"DELETE FROM {schema}.items WHERE id = 11",
+                f"INSERT INTO {schema}.items (id, name) VALUES (99, 'last')",
+            )
+            expected = [normalise_pg(r) for r in await source_rows(pg_dsn, schema)]
+
+            async def caught_up() -> bool:
+                from connect_worker.kafka.reader import read_to_end
+
+                records = await read_to_end({"bootstrap.servers": kafka_bootstrap}, topic)
+                return any(rec.key is not None and b'"id":99' in rec.key for rec in records)
+
+            await wait_for(caught_up, 40)
+            assert (await client.delete("/connectors/pg")).status_code == 204
+
+        config = SinkConfig(
+            bootstrap_servers=kafka_bootstrap,
+            topics=(topic,),
+            warehouse=str(warehouse),
+            checkpoint=str(checkpoint),
+            table_name_template="{table}",
+            query_name=f"e2e_{schema}",
+        )
+        started = time.monotonic()
+        processor = make_processor(spark, config)
+        query = start(spark, config, processor)
+        assert await asyncio.to_thread(query.awaitTermination, 120)
+        restart_s = time.monotonic() - started
+        got = [normalise_delta(r.asDict()) for r in spark.read.format("delta").load(str(table)).orderBy("id").collect()]
+        assert [g[0] for g in got] == [e[0] for e in expected]
+        for g, e in zip(got, expected, strict=True):
+            assert g == e, f"row {e[0]} differs"
+        assert not (warehouse / "_dead_letter").exists()
+        print(f"restarted available-now run: {restart_s:.1f}s, batches {[m.line() for m in processor.history]}")
+    finally:
+        if job is not None and job.poll() is None:
+            os.killpg(job.pid, signal.SIGKILL)
+        await execute(pg_dsn, f"DROP SCHEMA {schema} CASCADE")
+        with contextlib.suppress(psycopg.Error):
+            await execute(pg_dsn, f"SELECT pg_drop_replication_slot('slot_{schema}')")
+        with contextlib.suppress(psycopg.Error):
+            await execute(pg_dsn, f"DROP PUBLICATION IF EXISTS pub_{schema}")

@@ -1,0 +1,73 @@
+"""Pure tests of the configuration (file + flags) and the CLI's --check."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from spark_sink.__main__ import main
+from spark_sink.config import ConfigError, from_mapping, load_file, with_overrides
+
+TOML = """
+[source]
+bootstrap_servers = "127.0.0.1:9092"
+topic_pattern = "dbserver1\\\\.public\\\\..*"
+
+[sink]
+warehouse = "/tmp/wh"
+checkpoint = "/tmp/cp"
+delete_mode = "soft"
+
+[tables."dbserver1.public.customers"]
+name = "customers"
+scd2 = true
+"""
+
+
+def test_toml_file_and_table_names(tmp_path: Path) -> None:
+    p = tmp_path / "sink.toml"
+    p.write_text(TOML)
+    config = from_mapping(load_file(p))
+    assert config.topic_pattern == "dbserver1\\.public\\..*"
+    assert config.table_name("dbserver1.public.customers") == "customers"
+    assert config.table_name("dbserver1.public.orders") == "dbserver1_public_orders"
+    opts = config.options_for("customers")
+    assert opts.scd2 is True and opts.delete_mode == "soft"
+    assert config.dead_letter == "/tmp/wh/_dead_letter"
+
+
+def test_every_problem_is_reported_at_once() -> None:
+    with pytest.raises(ConfigError) as err:
+        from_mapping({"source": {"topics": ["a"], "topic_pattern": "b", "nope": 1}, "sink": {"delete_mode": "x"}})
+    text = str(err.value)
+    for needle in ("bootstrap_servers", "exactly one", "unknown setting source.nope", "warehouse", "delete_mode"):
+        assert needle in text
+
+
+def test_flags_override_the_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    p = tmp_path / "sink.json"
+    p.write_text(
+        json.dumps(
+            {"source": {"bootstrap_servers": "x:1", "topics": "a,b"}, "sink": {"warehouse": "w", "checkpoint": "c"}}
+        )
+    )
+    assert (
+        main(
+            ["--config", str(p), "--topics", "c", "--trigger", "processing-time=5 seconds", "--conf", "a=b", "--check"]
+        )
+        == 0
+    )
+    shown = json.loads(capsys.readouterr().out)
+    assert (
+        shown["topics"] == ["c"]
+        and shown["trigger"] == "processing-time=5 seconds"
+        and shown["spark_conf"] == {"a": "b"}
+    )
+    assert main(["--config", str(p), "--delete-mode", "soft", "--trigger", "sometimes", "--check"]) == 2
+
+
+def test_with_overrides_ignores_unset_flags() -> None:
+    merged = with_overrides({"sink": {"warehouse": "w"}}, {"sink": {"warehouse": None, "checkpoint": "c"}})
+    assert merged == {"sink": {"warehouse": "w", "checkpoint": "c"}}
