@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -76,7 +77,7 @@ def connector_config(name: str, **extra: str) -> dict[str, str]:
     return {
         "connector.class": "io.debezium.connector.postgresql.PostgresConnector",
         "database.hostname": "127.0.0.1",
-        "database.port": "5433",
+        "database.port": os.environ.get("CW_PG_PORT", "5433"),
         "database.user": "postgres",
         "database.dbname": "postgres",
         "topic.prefix": name,
