@@ -507,6 +507,7 @@ class JsonCodec:
             "DataError": DataError,
             "_int_repr": _int_repr,
             "_q": _quote_str,
+            "_QC": _QUOTED.get,
             "_dbl": _dbl,
             "_b64": _b64,
             "_BOOL": _BOOL,
@@ -554,17 +555,29 @@ _INLINE: Final = {
     Type.INT16: "_int_repr({x})",
     Type.INT32: "_int_repr({x})",
     Type.INT64: "_int_repr({x})",
-    Type.STRING: "_q({x})",
+    Type.STRING: "(_QC({x}) or _q({x}))",  # cached quoted form of a recurring short string, else quote
     Type.FLOAT64: "_dbl({x})",
     Type.BOOLEAN: "_BOOL[{x}]",
     Type.BYTES: "_b64({x})",
 }
 
 
+_QUOTED: dict[str, str] = {}  # short strings recur per event (source block, enum values, names)
+
+
 def _quote_str(v: Any) -> str:
-    if v.__class__ is not str and not isinstance(v, str):
+    if v.__class__ is str:
+        q = _QUOTED.get(v)
+        if q is not None:
+            return q
+    elif not isinstance(v, str):
         raise TypeError(type(v))
-    return jackson_quote(v)
+    q = jackson_quote(v)
+    if len(v) <= 64:
+        if len(_QUOTED) >= 8192:
+            _QUOTED.clear()
+        _QUOTED[v] = q
+    return q
 
 
 def _as_text(encoded: str, key: Any) -> str:

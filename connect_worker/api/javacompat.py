@@ -351,6 +351,16 @@ def _escape_char(m: re.Match[str]) -> str:
     return f"\\u{cp:04X}"
 
 
+# The common escapes (quote, backslash, control characters) in one C-level pass; only strings with
+# characters outside the BMP or lone surrogates take the per-character path.
+_BMP_CONTROL: Final = {
+    **{cp: f"\\u{cp:04X}" for cp in range(0x20)},
+    **{ord(c): e for c, e in _SHORT_ESCAPES.items() if ord(c) < 0x20},
+}
+_CONTROL: Final = re.compile("[\x00-\x1f]")
+_ASTRAL: Final = re.compile("[\ud800-\udfff\U00010000-\U0010ffff]")
+
+
 def jackson_quote(s: str) -> str:
     """A JSON string literal as Jackson writes it to UTF-8.
 
@@ -360,6 +370,11 @@ def jackson_quote(s: str) -> str:
     """
     if _NEEDS_ESCAPE.search(s) is None:
         return '"' + s + '"'
+    if s.isascii() or _ASTRAL.search(s) is None:
+        escaped = s.replace("\\", "\\\\").replace('"', '\\"')
+        if _CONTROL.search(escaped) is not None:
+            escaped = escaped.translate(_BMP_CONTROL)
+        return '"' + escaped + '"'
     return '"' + _NEEDS_ESCAPE.sub(_escape_char, s) + '"'
 
 

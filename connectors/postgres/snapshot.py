@@ -142,13 +142,16 @@ async def run_snapshot(
             if names is None:
                 names = await _columns_of(conn, statement)
             key_fn, value_fn = ts.row_converter(names, snapshot=True)
+            key_of = ts.key_from_value
             topic = topic_for(ts.id)
             row_index = 0
             async with conn.cursor().copy(sql.SQL("COPY ({}) TO STDOUT").format(statement)) as copy:
                 async for row in copy.rows():
                     if pending is not None:
                         await flush(last=False)
-                    pending = (ts, topic, key_fn(row) if key_fn else None, value_fn(row), row_index, False)
+                    value = value_fn(row)
+                    key = key_of(value) if key_of is not None else key_fn(row) if key_fn else None
+                    pending = (ts, topic, key, value, row_index, False)
                     row_index += 1
                     count += 1
             if pending is not None and pending[0] is ts:

@@ -228,11 +228,10 @@ class StreamingChangeSource:
         if op == "c":
             tx, offset, source = self._event(rel, lsn, "INSERT")
             new = msg.new
-            await self._put(
-                records.read_or_create(
-                    schema, rel.topic, "c", key_fn(new) if key_fn else None, value_fn(new), source, tx, offset
-                )
-            )
+            after = value_fn(new)
+            key_of = schema.key_from_value
+            key = key_of(after) if key_of is not None else key_fn(new) if key_fn else None
+            await self._put(records.read_or_create(schema, rel.topic, "c", key, after, source, tx, offset))
             return
         if op == "u":
             new = msg.new
@@ -253,7 +252,8 @@ class StreamingChangeSource:
                 self.events_filtered += 1
                 return
             tx, offset, source = self._event(rel, lsn, "UPDATE")
-            key = key_fn(new) if key_fn else None
+            key_of = schema.key_from_value
+            key = key_of(after) if key_of is not None else key_fn(new) if key_fn else None
             create_tx = create_offset = None
             if records.key_changed(old_key, key) and self._tx is not None and self._xid:
                 # the create on the new key is a second event of the transaction

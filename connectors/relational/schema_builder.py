@@ -121,6 +121,9 @@ class TableSchema:
             version=ENVELOPE_VERSION,
         )
         self._compiled: dict[tuple[bool, tuple[str, ...]], tuple[RowFn | None, RowFn]] = {}
+        self.key_from_value: Callable[[Struct], Struct] | None = _key_from_value(
+            self.key_schema, self.key_fields, self.value_fields
+        )
 
     def row_converter(self, order: Sequence[str], *, snapshot: bool = False) -> tuple[RowFn | None, RowFn]:
         """(key_fn, value_fn) for rows whose values come in column order `order`. Missing columns are null.
@@ -135,6 +138,27 @@ class TableSchema:
             compiled = (key_fn, _compile(self.value_schema, self.value_fields, index, snapshot))
             self._compiled[key] = compiled
         return compiled
+
+
+def _key_from_value(
+    key_schema: Schema | None, key_fields: Sequence[_Field], value_fields: Sequence[_Field]
+) -> Callable[[Struct], Struct] | None:
+    """The key taken from an already converted value (same converters and mappers), so a row's key
+    columns are converted once; None when a key column is not in the value (column.exclude.list)."""
+    if key_schema is None:
+        return None
+    position = {f.column: i for i, f in enumerate(value_fields)}
+    picks = [position.get(f.column) for f in key_fields]
+    if any(i is None for i in picks):
+        return None
+    index = tuple(i for i in picks if i is not None)
+    of = Struct.of
+
+    def key_of(value: Struct) -> Struct:
+        values = value.values
+        return of(key_schema, [values[i] for i in index])
+
+    return key_of
 
 
 def _required(schema: Schema) -> Schema:
