@@ -56,8 +56,8 @@ def _rows(n: int) -> list[tuple[str, ...]]:
             f"{g:032x}@example.com",
             f"{(g % 100000) / 100:.2f}",
             f"2026-11-2{g % 10} 1{g % 10}:2{g % 10}:3{g % 10}.{g % 1000000:06d}+00",
-            '{"qty": %d, "sku": "SKU-%d", "tags": ["red", "large", "%032x"], "price": %d.%d}'
-            % (g % 17, g % 5000, g, g % 1000, g % 10),
+            f'{{"qty": {g % 17}, "sku": "SKU-{g % 5000}", "tags": ["red", "large", "{g:032x}"], '
+            f'"price": {g % 1000}.{g % 10}}}',
             "t" if g % 2 else "f",
             f"{g:032x}" * 3,
         )
@@ -116,11 +116,21 @@ def main(n: int = 20000) -> None:
         records.clear()
         for i, (k, v) in enumerate(zip(keys, values, strict=True)):
             src = source.struct(
-                ts_us=1795303602364902 + i, schema="public", table="bench", tx_id=729, lsn=22182192 + i,
+                ts_us=1795303602364902 + i,
+                schema="public",
+                table="bench",
+                tx_id=729,
+                lsn=22182192 + i,
                 last_commit_lsn=22182100,
             )
-            off = {"lsn_proc": 22182192 + i, "messageType": "INSERT", "lsn_commit": 22182100, "lsn": 22182192 + i,
-                   "txId": 729, "ts_usec": 1795303602364902}
+            off = {
+                "lsn_proc": 22182192 + i,
+                "messageType": "INSERT",
+                "lsn_commit": 22182100,
+                "lsn": 22182192 + i,
+                "txId": 729,
+                "ts_usec": 1795303602364902,
+            }
             records.append(factory.read_or_create(schema, topic, "c", k, v, src, None, off))
 
     build()

@@ -289,8 +289,16 @@ def _timestamp(spec: TypeSpec, options: TypeOptions) -> Mapping:
 
 def _timestamptz(spec: TypeSpec, options: TypeOptions) -> Mapping:
     width = time_precision(spec)
+    pad = "0" * width if width and width <= 6 else None
 
     def convert(text: str) -> str:
+        # Fast path for what a UTC session prints: `YYYY-MM-DD HH:MM:SS[.f]+00` (4-digit year, AD): the ISO
+        # form is a re-slicing, the fraction padded to the column's precision.
+        if pad is not None and text[-3:] == "+00" and text[10:11] == " " and text[4:5] == "-":
+            frac = text[19:-3]
+            if not frac or frac[0] == ".":
+                digits = (frac[1:] + pad)[: len(pad)]
+                return text[:10] + "T" + text[11:19] + "." + digits + "Z"
         micros = parse_timestamptz_micros(text)
         if isinstance(micros, str):
             return micros
