@@ -544,7 +544,7 @@ class JsonCodec:
         if not schema.fields:
             pieces = ["'{'"]
         pieces.append("'}'")
-        lines.append("    return " + " + ".join(pieces))
+        lines.append("    return \"\".join((" + ", ".join(pieces) + "))")
         exec(compile("\n".join(lines), f"<json encoder {schema.name or 'struct'}>", "exec"), ns)
         fn: Encoder = ns["enc"]
         return fn

@@ -14,12 +14,15 @@ def main() -> int:
     consumer.subscribe([topic])
     seen = 0
     try:
-        for _ in range(300):
+        for _ in range(600):
             msg = consumer.poll(0.1)
             if msg is None or msg.error() is not None:
                 continue
             value = msg.value()
-            print(f"  {topic}[{msg.partition()}]@{msg.offset()}: {value.decode() if value else None}")
+            text = value.decode() if value else "null"
+            if len(text) > 400:  # the schema part of a JsonConverter envelope is long: show the payload
+                text = text[text.find('"payload"') :][:400] + " …"
+            print(f"  {topic}[{msg.partition()}]@{msg.offset()}: {text}")
             seen += 1
             if seen >= count:
                 break
