@@ -8,7 +8,7 @@ PG_HOME="$STATE_DIR/pg"
 PGDATA="$PG_HOME/data"
 SOCKDIR="$PG_HOME/run"
 LOGFILE="$PG_HOME/postgres.log"
-PACKAGES="postgresql-$PG_VERSION postgresql-$PG_VERSION-decoderbufs postgresql-$PG_VERSION-wal2json"
+PACKAGES="postgresql-$PG_VERSION postgresql-$PG_VERSION-decoderbufs postgresql-$PG_VERSION-wal2json postgresql-$PG_VERSION-postgis-3"
 
 # The cluster may not be run by root: as root we use the 'postgres' account the Debian package creates.
 if [ "$(id -u)" = 0 ]; then RUN_AS=postgres; else RUN_AS=""; fi
@@ -19,6 +19,7 @@ install() {
   [ -x "$PG_BIN/postgres" ] || missing+=("postgresql-$PG_VERSION")
   [ -f "/usr/lib/postgresql/$PG_VERSION/lib/decoderbufs.so" ] || missing+=("postgresql-$PG_VERSION-decoderbufs")
   [ -f "/usr/lib/postgresql/$PG_VERSION/lib/wal2json.so" ] || missing+=("postgresql-$PG_VERSION-wal2json")
+  [ -f "/usr/share/postgresql/$PG_VERSION/extension/postgis.control" ] || missing+=("postgresql-$PG_VERSION-postgis-3")
   [ ${#missing[@]} -eq 0 ] && return
   if [ "$(id -u)" != 0 ]; then
     die "missing Debian packages: ${missing[*]}. Install them with: sudo apt-get install -y $PACKAGES"

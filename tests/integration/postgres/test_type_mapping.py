@@ -367,7 +367,7 @@ async def test_modes_against_real_text(conn: psycopg.AsyncConnection[Any], typed
 async def test_postgis(conn: psycopg.AsyncConnection[Any], unique_name: str) -> None:
     cur = await conn.execute("SELECT 1 FROM pg_available_extensions WHERE name = 'postgis'")
     if await cur.fetchone() is None:
-        pytest.skip("PostGIS is not installed on the devstack server (Debian package postgresql-15-postgis-3)")
+        pytest.fail("PostGIS is not installed on the devstack server: `make up` installs postgresql-15-postgis-3")
     await conn.execute("CREATE EXTENSION IF NOT EXISTS postgis")
     s = sql.Identifier(unique_name)
     await conn.execute(sql.SQL("CREATE SCHEMA {}").format(s))
