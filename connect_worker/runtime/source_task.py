@@ -15,7 +15,7 @@ import logging
 import time
 import traceback
 from collections.abc import Callable, Mapping
-from typing import Protocol
+from typing import Any, Protocol
 
 from confluent_kafka import KafkaError, Message
 
@@ -117,6 +117,7 @@ class WorkerSourceTask:
         self._settings = settings
         self._submitted = SubmittedRecords()
         self._known_topics: set[str] = set()
+        self._header_cache: tuple[tuple[Any, ...], str, list[tuple[str, bytes | None]]] | None = None
         self._stopping = asyncio.Event()
         self._running = asyncio.Event()
         self._running.set()
@@ -257,11 +258,17 @@ class WorkerSourceTask:
                 topic, transformed.value_schema, transformed.value, transformed.headers
             )
             headers = None
-            if transformed.headers:
-                hc = self._header_converter
-                headers = [
-                    (h.key, hc.from_connect_header(topic, h.key, h.schema, h.value)) for h in transformed.headers
-                ]
+            record_headers = transformed.headers
+            if record_headers:
+                # a connector usually hands the same headers tuple to every record (Debezium's context
+                # headers): convert it once per (tuple, topic)
+                cached = self._header_cache
+                if cached is not None and cached[0] is record_headers and cached[1] == topic:
+                    headers = cached[2]
+                else:
+                    hc = self._header_converter
+                    headers = [(h.key, hc.from_connect_header(topic, h.key, h.schema, h.value)) for h in record_headers]
+                    self._header_cache = (record_headers, topic, headers)
         except Exception as e:
             self._metrics.failed.inc()
             if not self._settings.tolerate_errors:

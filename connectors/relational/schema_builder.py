@@ -179,6 +179,50 @@ def _placeholder(schema: Schema, text: str) -> Any:
 
 
 def _compile(schema: Schema, fields: Sequence[_Field], index: dict[str, int], snapshot: bool = False) -> RowFn:
+    """Generate, once per table and column order, a function turning a source row into a Struct.
+
+    Per column: None stays None; text goes through the column's converter (inlined away for text columns,
+    whose converter is the identity) and mapper; bytes are decoded first; any other object is the
+    unchanged-TOAST marker and becomes the column's placeholder."""
+    ns: dict[str, Any] = {"of": Struct.of, "SCHEMA": schema, "str": str, "bytes": bytes}
+    items: list[str] = []
+    lines = ["def convert(row):"]
+    for n, f in enumerate(fields):
+        i = index.get(f.column, -1)
+        if i < 0:
+            items.append("None")
+            continue
+        conv = f.snapshot_convert if snapshot else f.convert
+        ns[f"c{n}"], ns[f"m{n}"], ns[f"p{n}"] = conv, f.map_value, f.placeholder
+        expr = "x" if getattr(conv, "is_identity", False) else f"c{n}(x)"
+        if f.map_value is not None:
+            expr = f"_mapped(m{n}, {expr})"
+            ns["_mapped"] = _mapped
+        lines += [
+            f"    x = row[{i}]",
+            "    if x is None:",
+            f"        v{n} = None",
+            "    elif x.__class__ is str:",
+            f"        v{n} = {expr}",
+            "    elif x.__class__ is bytes:",
+            "        x = x.decode()",
+            f"        v{n} = {expr}",
+            "    else:  # the unchanged-TOAST marker",
+            f"        v{n} = p{n}",
+        ]
+        items.append(f"v{n}")
+    lines.append("    return of(SCHEMA, (" + ", ".join(items) + ("," if len(items) == 1 else "") + "))")
+    exec(compile("\n".join(lines), f"<row converter {schema.name}>", "exec"), ns)
+    fn: RowFn = ns["convert"]
+    return fn
+
+
+def _mapped(mapper: Callable[[Any], Any], value: Any) -> Any:
+    return mapper(value) if value is not None else None
+
+
+def _compile_generic(schema: Schema, fields: Sequence[_Field], index: dict[str, int], snapshot: bool = False) -> RowFn:
+    """The plain per-column loop: the reference the generated converters are tested against."""
     plan = tuple(
         (index.get(f.column, -1), f.snapshot_convert if snapshot else f.convert, f.map_value, f.placeholder)
         for f in fields
