@@ -22,6 +22,7 @@ from __future__ import annotations
 import base64
 import binascii
 import datetime as dt
+import decimal
 import json
 import struct
 from collections.abc import Callable, Mapping
@@ -183,9 +184,12 @@ _BOOL: Final = {True: "true", False: "false"}
 _int_repr: Final = int.__repr__
 
 
+_EXACT: Final = decimal.Context(prec=decimal.MAX_PREC)  # scaleb without rounding, whatever the digits
+
+
 def decimal_unscaled_bytes(value: Decimal, scale: int) -> bytes:
     """`Decimal.fromLogical`: the unscaled value as big-endian two's complement (BigInteger.toByteArray)."""
-    sign, digits, exponent = value.as_tuple()
+    exponent = value.as_tuple().exponent
     if not isinstance(exponent, int):
         raise DataError(f"Invalid type for Decimal: {value} has no BigDecimal form")
     if exponent != -scale:
@@ -193,9 +197,7 @@ def decimal_unscaled_bytes(value: Decimal, scale: int) -> bytes:
             "Decimal value has mismatching scale for given Decimal schema. "
             f"Schema has scale {scale}, value has scale {-exponent}."
         )
-    n = int("".join(map(str, digits)) or "0")
-    if sign:
-        n = -n
+    n = int(value.scaleb(scale, _EXACT))  # the value has exactly `scale` fraction digits: an integer
     return n.to_bytes((n + (n < 0)).bit_length() // 8 + 1, "big", signed=True)
 
 
@@ -544,7 +546,7 @@ class JsonCodec:
         if not schema.fields:
             pieces = ["'{'"]
         pieces.append("'}'")
-        lines.append("    return \"\".join((" + ", ".join(pieces) + "))")
+        lines.append('    return "".join((' + ", ".join(pieces) + "))")
         exec(compile("\n".join(lines), f"<json encoder {schema.name or 'struct'}>", "exec"), ns)
         fn: Encoder = ns["enc"]
         return fn
