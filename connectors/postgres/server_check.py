@@ -10,7 +10,6 @@ keyed by the property it concerns, as /config/validate shows them:
 * ``wal_level`` must be ``logical``; the role needs LOGIN and REPLICATION (or superuser, or RDS's
   replication roles); ``max_replication_slots`` / ``max_wal_senders`` must leave room;
 * the slot, if it exists, must be logical, for the configured plug-in and database, and not in use;
-* decoderbufs must be loadable (listed in ``shared_preload_libraries``) when ``plugin.name=decoderbufs``;
 * the database encoding must be UTF8.
 
 The refused-connection case is told by errno from a TCP probe. libpq reports no SQLSTATE for a failed
@@ -208,15 +207,9 @@ async def _check_server(
         )
 
     plugin = config.plugin_name
-    if plugin is LogicalDecoder.DECODERBUFS:
-        preload = [lib.strip().strip('"') for lib in (settings.get("shared_preload_libraries") or "").split(",")]
-        if "decoderbufs" not in preload:
-            problems.add(
-                PLUGIN,
-                "The logical decoding plug-in 'decoderbufs' is not installed on the server (it is not in "
-                "shared_preload_libraries); install it or set plugin.name to 'pgoutput'",
-            )
-    elif conn.info.server_version < 100000:
+    # decoderbufs needs no shared_preload_libraries entry: a logical decoding plug-in is loaded by the walsender
+    # when a slot uses it (checked on PostgreSQL 15); a missing one shows when the slot is created
+    if plugin is LogicalDecoder.PGOUTPUT and conn.info.server_version < 100000:
         problems.add(PLUGIN, "The 'pgoutput' plug-in needs PostgreSQL 10 or later")
 
     max_slots = int(settings.get("max_replication_slots") or 0)

@@ -25,6 +25,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from connect_worker.api import SourceRecord, Struct
+from connect_worker.api.errors import DataError
 from connectors.postgres.lsn import Lsn
 from connectors.postgres.messages import message_collection_id
 from connectors.postgres.offsets import StoredPosition, streaming_offset
@@ -38,6 +39,9 @@ from connectors.relational.table import TableId
 from connectors.relational.transactions import TransactionMonitor
 
 log = logging.getLogger(__name__)
+
+# max.queue.size.in.bytes: what a record costs beyond its values (schemas are shared; source, offset, headers)
+_RECORD_OVERHEAD = 512
 
 
 @dataclasses.dataclass(slots=True)
@@ -58,6 +62,10 @@ class StreamingSettings:
     binary_message_content: Callable[[bytes], Any]
     heartbeat_interval_s: float
     skip_messages_without_change: bool = False
+    # max.queue.size.in.bytes > 0: records are put with an estimate of their size (else with 0, at no cost)
+    estimate_sizes: bool = False
+    # event.processing.failure.handling.mode: fail | warn | skip (ignore is skip)
+    failure_handling_mode: str = "fail"
 
 
 class StreamingChangeSource:
@@ -106,6 +114,7 @@ class StreamingChangeSource:
         self._last_heartbeat = time.monotonic()
         self.events_seen = 0
         self.events_filtered = 0
+        self.events_failed = 0  # changes skipped by event.processing.failure.handling.mode warn/skip
         self.commits = 0
         self.ops = {"c": 0, "u": 0, "d": 0}  # per-operation counts, read by the task's metrics
 
@@ -122,7 +131,10 @@ class StreamingChangeSource:
     async def handle(self, lsn: int, msg: Any) -> None:
         kind = msg.__class__
         if kind is pg.Insert or kind is pg.Update or kind is pg.Delete:
-            await self._row(lsn, msg)
+            try:
+                await self._row(lsn, msg)
+            except Exception as e:  # noqa: BLE001 - event.processing.failure.handling.mode decides
+                self._failed(lsn, kind, e)
         elif kind is pg.Begin:
             self._xid = msg.xid
             self._commit_us = msg.commit_time + PG_EPOCH_OFFSET_US
@@ -179,9 +191,23 @@ class StreamingChangeSource:
             offset.update(self._tx.offset_keys(self._xid))
         return offset
 
-    async def _put(self, record: SourceRecord) -> None:
-        if not self._queue.offer(record):
-            await self._queue.put(record)
+    async def _put(self, record: SourceRecord, size: int = 0) -> None:
+        if not self._queue.offer(record, size):
+            await self._queue.put(record, size)
+
+    def _failed(self, lsn: int, kind: type, error: Exception) -> None:
+        """A change could not be turned into records: fail with its offset, or log it and go on (the position
+        advances past it all the same), as Debezium's EventDispatcher does."""
+        message_type = "INSERT" if kind is pg.Insert else "UPDATE" if kind is pg.Update else "DELETE"
+        offset = _java_map(self._offset(lsn, message_type))
+        mode = self._settings.failure_handling_mode
+        if mode == "fail":
+            raise DataError(f"Error while processing event at offset {offset}: {error}") from error
+        self.events_failed += 1
+        if mode == "warn":
+            log.warning("Error while processing event at offset %s: %s", offset, error)
+        else:
+            log.debug("Error while processing event at offset %s: %s", offset, error)
 
     async def _relation(self, msg: pg.Relation) -> None:
         table_id = TableId(msg.namespace or "pg_catalog", msg.name)
@@ -225,13 +251,14 @@ class StreamingChangeSource:
         key_fn = rel.key_fn
         assert value_fn is not None
         records = self._records
+        size = self._size_of(msg) if self._settings.estimate_sizes else 0
         if op == "c":
-            tx, offset, source = self._event(rel, lsn, "INSERT")
             new = msg.new
             after = value_fn(new)
             key_of = schema.key_from_value
             key = key_of(after) if key_of is not None else key_fn(new) if key_fn else None
-            await self._put(records.read_or_create(schema, rel.topic, "c", key, after, source, tx, offset))
+            tx, offset, source = self._event(rel, lsn, "INSERT")
+            await self._put(records.read_or_create(schema, rel.topic, "c", key, after, source, tx, offset), size)
             return
         if op == "u":
             new = msg.new
@@ -273,17 +300,28 @@ class StreamingChangeSource:
                 create_tx=create_tx,
                 create_offset=create_offset,
             ):
-                await self._put(r)
+                await self._put(r, size)
             return
-        tx, offset, source = self._event(rel, lsn, "DELETE")
         old_tuple = msg.old if msg.old is not None else msg.key
         before = value_fn(old_tuple)
         old_key = key_fn(old_tuple) if key_fn else None
         if msg.old is None:  # key-only old tuple: required fields get their default or zero value
             before = fill_required(before)
             old_key = fill_required(old_key) if old_key is not None else None
+        tx, offset, source = self._event(rel, lsn, "DELETE")
         for r in records.delete(schema, rel.topic, old_key, before, source, tx, offset):
-            await self._put(r)
+            await self._put(r, size)
+
+    @staticmethod
+    def _size_of(msg: Any) -> int:
+        """max.queue.size.in.bytes: the text length of the change's tuples plus the envelope's share."""
+        kind = msg.__class__
+        size = _RECORD_OVERHEAD
+        if kind is not pg.Delete:
+            size += _tuple_size(msg.new)
+        if kind is not pg.Insert:
+            size += _tuple_size(msg.old if msg.old is not None else msg.key)
+        return size
 
     def _event(self, rel: _RelationState, lsn: int, message_type: str) -> tuple[Struct | None, dict[str, Any], Struct]:
         """The transaction block, offset and source of an event about to be emitted. Counted first: the offset
@@ -343,6 +381,18 @@ class StreamingChangeSource:
     def _message_offset(self, lsn: int) -> dict[str, Any]:
         """The offset of a non-transactional message: a commit position of its own, without txId."""
         return streaming_offset(lsn=lsn, lsn_commit=lsn, tx_id=None, ts_usec=self._commit_us, message_type="MESSAGE")
+
+
+def _java_map(offset: Mapping[str, Any]) -> str:
+    """A map as Java's AbstractMap.toString prints it (`{k=v, k2=null}`), as Debezium's message shows offsets."""
+    return "{" + ", ".join(f"{k}={'null' if v is None else v}" for k, v in offset.items()) + "}"
+
+
+def _tuple_size(values: Any) -> int:
+    """A cheap estimate of a tuple's size: the length of its text values."""
+    if values is None:
+        return 0
+    return sum([len(v) for v in values if v.__class__ is str or v.__class__ is bytes])
 
 
 def _is_unchanged(v: Any) -> bool:

@@ -24,6 +24,7 @@ from connect_worker.api.cdc_metrics import SnapshotMetrics, StreamingMetrics
 from connect_worker.api.metrics import task_metrics
 from connectors.postgres import catalog
 from connectors.postgres.config import LogicalDecoder, PostgresConnectorConfig, conninfo
+from connectors.postgres.decoderbufs_adapter import DecoderbufsAdapter
 from connectors.postgres.lsn import Lsn
 from connectors.postgres.messages import message_record
 from connectors.postgres.offsets import StoredPosition, snapshot_offset
@@ -77,6 +78,7 @@ class PostgresConnectorTask(SourceTask):
         self._stopping = False
         self._confirmed = 0
         self._streaming_started = False
+        self._missing_tables: set[TableId] = set()  # decoderbufs: tables the catalog did not have
 
     def version(self) -> str:
         return DEBEZIUM_VERSION
@@ -403,7 +405,8 @@ class PostgresConnectorTask(SourceTask):
         if (
             current is not None
             and all(current.table.column(n) is not None for n in names)
-            and len([c for c in current.table.columns if not c.generated]) == len(names)
+            # pgoutput leaves generated columns out, decoderbufs sends them
+            and len(names) in (len([c for c in current.table.columns if not c.generated]), len(current.table.columns))
         ):
             return current
         assert self._sql is not None
@@ -415,6 +418,29 @@ class PostgresConnectorTask(SourceTask):
         self._schemas[table_id] = schema
         log.info("schema of %s refreshed (%d columns)", table_id, len(table.columns))
         return schema
+
+    # -- decoderbufs: what the adapter needs to know about tables ---------------------------------------
+    def _captured(self, table_id: TableId) -> bool:
+        return table_id.schema not in SYSTEM_SCHEMAS and self._tables.accepts(table_id)
+
+    def _identity_columns(self, table_id: TableId) -> tuple[str, ...] | None:
+        """The replica identity's columns (DEFAULT/INDEX: the primary key), None under FULL or when unknown."""
+        table = self._tables_by_id.get(table_id)
+        if table is None or table.replica_identity == "f":
+            return None
+        return table.primary_key
+
+    async def _load_new_tables(self, table_ids: set[TableId]) -> None:
+        """Read captured tables first seen in the stream (created after start), so their identity is known."""
+        for table_id in table_ids:
+            if table_id in self._tables_by_id or table_id in self._missing_tables or not self._captured(table_id):
+                continue
+            assert self._sql is not None
+            table = await catalog.read_table(self._sql, table_id)
+            if table is None:
+                self._missing_tables.add(table_id)
+            else:
+                self._tables_by_id[table_id] = table
 
     async def _heartbeat(self, offset: Mapping[str, Any]) -> None:
         config = self._config
@@ -466,6 +492,7 @@ class PostgresConnectorTask(SourceTask):
             description="start streaming from the replication slot",
         )
         self._stream = stream
+        self._missing_tables = set()
         if config.values.get("flush.lsn.source") is False:
             pass  # never tell the slot anything (flush.lsn.source=false)
         elif self._resuming:
@@ -494,10 +521,17 @@ class PostgresConnectorTask(SourceTask):
                 binary_message_content=_binary_content(config.binary_handling_mode.value),
                 heartbeat_interval_s=heartbeat_s,
                 skip_messages_without_change=config.skip_messages_without_change,
+                estimate_sizes=config.max_queue_size_in_bytes > 0,
+                failure_handling_mode=config.event_processing_failure_handling_mode.value,
             ),
             stored=stored,
             initial_offset=initial_offset,
             heartbeat=self._heartbeat if heartbeat_s > 0 else None,
+        )
+        adapter = (
+            DecoderbufsAdapter(captured=self._captured, identity_columns=self._identity_columns)
+            if config.plugin_name is LogicalDecoder.DECODERBUFS
+            else None
         )
         log.info("streaming from slot %s at %s", config.slot_name, lsn)
         wait = min(heartbeat_s, 1.0) if heartbeat_s > 0 else 1.0
@@ -507,6 +541,9 @@ class PostgresConnectorTask(SourceTask):
         try:
             while not self._stopping:
                 batch = await stream.read_batch(max_messages=config.max_batch_size, timeout=wait)
+                if batch and adapter is not None:
+                    await self._load_new_tables(adapter.table_ids(batch))
+                    batch = adapter.adapt(batch)
                 if batch:
                     await source.handle_batch(batch)
                     self._resume_position = StoredPosition.from_offset(source.last_offset)
