@@ -197,9 +197,8 @@ class Worker:
             except ConnectError as e:
                 raise ConnectError(f"Cannot reach Kafka at {self.config.bootstrap_servers}: {e}") from e
             self.internal_producer.start()
-            await self.offsets.start()
-            await self.configs.start()
-            await self.statuses.start()
+            # the three internal topics are independent: read them to their ends at the same time
+            await asyncio.gather(self.offsets.start(), self.configs.start(), self.statuses.start())
             await self.rest.start()
             await self.herder.start()
         except BaseException:
