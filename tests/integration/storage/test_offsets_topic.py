@@ -9,38 +9,9 @@ from connect_worker.kafka.admin import TopicAdmin
 from connect_worker.kafka.producer import AsyncProducer
 from connect_worker.kafka.reader import read_to_end
 from connect_worker.storage.offsets import OffsetStore
+from tests.differential.debezium import java_partition  # Kafka's murmur2 rule, written out from the spec
 
 pytestmark = pytest.mark.integration
-
-
-def murmur2(data: bytes) -> int:
-    """Kafka's Utils.murmur2, written out from the spec (§2) to check partition placement independently."""
-    m, r = 0x5BD1E995, 24
-    h = (0x9747B28C ^ len(data)) & 0xFFFFFFFF
-    n4 = len(data) // 4
-    for i in range(n4):
-        k = int.from_bytes(data[4 * i : 4 * i + 4], "little")
-        k = (k * m) & 0xFFFFFFFF
-        k ^= k >> r
-        k = (k * m) & 0xFFFFFFFF
-        h = (h * m) & 0xFFFFFFFF
-        h ^= k
-    rest = data[4 * n4 :]
-    if len(rest) == 3:
-        h ^= rest[2] << 16
-    if len(rest) >= 2:
-        h ^= rest[1] << 8
-    if len(rest) >= 1:
-        h ^= rest[0]
-        h = (h * m) & 0xFFFFFFFF
-    h ^= h >> 13
-    h = (h * m) & 0xFFFFFFFF
-    h ^= h >> 15
-    return h
-
-
-def java_partition(key: bytes, partitions: int) -> int:
-    return (murmur2(key) & 0x7FFFFFFF) % partitions
 
 
 def _store(kafka_bootstrap: str, topic: str, producer: AsyncProducer) -> OffsetStore:
