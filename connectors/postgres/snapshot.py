@@ -23,6 +23,7 @@ from psycopg import sql
 from connect_worker.api import SourceRecord
 from connectors.postgres.offsets import snapshot_offset
 from connectors.postgres.source_info import SourceInfo
+from connectors.postgres.streaming import record_size
 from connectors.relational.emitter import RecordFactory
 from connectors.relational.schema_builder import TableSchema
 from connectors.relational.table import TableId
@@ -36,6 +37,7 @@ class SnapshotSettings:
     lock_timeout_ms: int = 10000
     select_overrides: dict[TableId, str] = dataclasses.field(default_factory=dict)
     delay_s: float = 0.0
+    estimate_sizes: bool = False  # max.queue.size.in.bytes is set: records carry a size estimate
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -93,7 +95,7 @@ async def run_snapshot(
     records: RecordFactory,
     source: SourceInfo,
     topic_for: Callable[[TableId], str],
-    emit: Callable[[SourceRecord], Awaitable[None]],
+    emit: Callable[[SourceRecord, int], Awaitable[None]],
     settings: SnapshotSettings,
 ) -> SnapshotResult:
     """Read every table and emit its rows; the caller commits nothing: offsets travel with the records."""
@@ -111,7 +113,8 @@ async def run_snapshot(
                     )
                 )
         log.info("snapshot of %d tables at LSN %d (transaction %d)", len(tables), lsn, tx_id)
-        pending: tuple[TableSchema, str, Any, Any, int, bool] | None = None
+        pending: tuple[TableSchema, str, Any, Any, int, bool, int] | None = None
+        estimate = settings.estimate_sizes
         count = 0
         first_done = False
         started = time.monotonic()
@@ -120,7 +123,7 @@ async def run_snapshot(
             nonlocal pending, first_done
             if pending is None:
                 return
-            ts, topic, key, value, row_index, last_in_table = pending
+            ts, topic, key, value, row_index, last_in_table, size = pending
             pending = None
             mark = _mark(first=not first_done, row_index=row_index, last_in_table=last_in_table, last=last)
             first_done = True
@@ -135,7 +138,7 @@ async def run_snapshot(
                 snapshot=mark,
             )
             offset = snapshot_offset(lsn=lsn, tx_id=tx_id, ts_usec=now_us, last=last)
-            await emit(records.read_or_create(ts, topic, "r", key, value, src, None, offset))
+            await emit(records.read_or_create(ts, topic, "r", key, value, src, None, offset), size)
 
         for ts in tables:
             statement, names = _select(ts, settings.select_overrides.get(ts.id))
@@ -151,11 +154,11 @@ async def run_snapshot(
                         await flush(last=False)
                     value = value_fn(row)
                     key = key_of(value) if key_of is not None else key_fn(row) if key_fn else None
-                    pending = (ts, topic, key, value, row_index, False)
+                    pending = (ts, topic, key, value, row_index, False, record_size(row) if estimate else 0)
                     row_index += 1
                     count += 1
             if pending is not None and pending[0] is ts:
-                pending = (*pending[:5], True)
+                pending = (*pending[:5], True, pending[6])
             log.info("snapshot of %s: %d rows", ts.id, row_index)
         await flush(last=True)
         await conn.execute("COMMIT")

@@ -388,6 +388,11 @@ def _java_map(offset: Mapping[str, Any]) -> str:
     return "{" + ", ".join(f"{k}={'null' if v is None else v}" for k, v in offset.items()) + "}"
 
 
+def record_size(*tuples: Any) -> int:
+    """max.queue.size.in.bytes estimate of a record made from these source tuples."""
+    return _RECORD_OVERHEAD + sum(_tuple_size(t) for t in tuples)
+
+
 def _tuple_size(values: Any) -> int:
     """A cheap estimate of a tuple's size: the length of its text values."""
     if values is None:

@@ -353,6 +353,7 @@ class PostgresConnectorTask(SourceTask):
                         lock_tables=config.snapshot_locking_mode.value == "shared",
                         lock_timeout_ms=config.snapshot_lock_timeout_ms,
                         select_overrides=self._select_overrides(),
+                        estimate_sizes=config.max_queue_size_in_bytes > 0,
                     ),
                 )
             except BaseException:

@@ -187,3 +187,25 @@ async def test_snapshot_then_streaming_match_debezium(
         assert flushed <= max(stored["lsn_commit"], stored["lsn_proc"])
         assert (await client.delete("/connectors/pg")).status_code == 204
         await asyncio.sleep(0.5)
+
+
+async def test_snapshot_under_a_tiny_queue_byte_limit_delivers_every_row(
+    worker_props: dict[str, str], kafka_bootstrap: str, pg_dsn: str, unique_name: str
+) -> None:
+    """max.queue.size.in.bytes far below the snapshot's size: the snapshot waits for poll() instead of
+    buffering, and every row still arrives once."""
+    async with customers_table(pg_dsn, unique_name) as schema:
+        async with await psycopg.AsyncConnection.connect(pg_dsn, autocommit=True) as conn:
+            await conn.execute(
+                f"INSERT INTO {schema}.customers (id, email) SELECT g, repeat('x', 200) FROM generate_series(2, 800) g"
+            )
+        async with running_worker(worker_props) as (_w, client):
+            config = connector_config(
+                schema, **{"max.queue.size.in.bytes": "4096", "max.batch.size": "16", "max.queue.size": "64"}
+            )
+            r = await client.post("/connectors", json={"name": "pgq", "config": config})
+            assert r.status_code == 201, r.text
+            got = await topic_records(kafka_bootstrap, f"{schema}.{schema}.customers", 800)
+            ids = [value(r)["payload"]["after"]["id"] for r in got]
+            assert sorted(ids) == list(range(1, 801))
+            assert (await client.delete("/connectors/pgq")).status_code == 204
