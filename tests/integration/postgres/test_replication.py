@@ -521,6 +521,12 @@ async def test_missing_publication_fails_the_stream_as_config_error(
         with pytest.raises(PostgresConfigError) as failed:
             await collect(stream, lambda m: False, timeout=10)
         assert failed.value.sqlstate == "42704"
+        # the error surfaces with the server's error result; the end of the results, which closes the
+        # stream, may follow a moment later
+        for _ in range(50):
+            if stream.closed:
+                break
+            await asyncio.sleep(0.1)
         assert stream.closed and not repl.streaming
         assert (await repl.identify_system()).timeline >= 1
 
