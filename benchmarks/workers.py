@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 
 from tests.differential.debezium import SCRIPT, ConnectDebezium, http, reap_orphans
+from tests.differential.ours import OurWorker
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -80,34 +81,17 @@ def _wait_healthy(url: str, alive: object, timeout: float, poll_s: float = 0.05)
 
 
 @dataclasses.dataclass
-class OursProcess(ConnectDebezium):
-    """This project's worker as a separate process, with the internal topics named as ConnectDebezium's."""
+class OursProcess(OurWorker):
+    """This project's worker as a separate process (tests/differential/ours.py), timed and optionally profiled."""
 
     profile_to: Path | None = None
     spawned_at: float = 0.0
     ready_at: float = 0.0
-    _proc: subprocess.Popen[bytes] | None = None
 
     kind = "ours"
 
     def _properties(self) -> str:
-        return "\n".join(
-            [
-                f"bootstrap.servers={self.kafka_bootstrap}",
-                f"listeners=http://127.0.0.1:{self.rest_port}",
-                f"group.id={self.group_id}",
-                f"offset.storage.topic={self.offset_topic}",
-                f"config.storage.topic={self.config_topic}",
-                f"status.storage.topic={self.status_topic}",
-                "offset.storage.replication.factor=1",
-                "config.storage.replication.factor=1",
-                "status.storage.replication.factor=1",
-                f"offset.flush.interval.ms={self.flush_ms}",
-                "key.converter=org.apache.kafka.connect.json.JsonConverter",
-                "value.converter=org.apache.kafka.connect.json.JsonConverter",
-                "producer.acks=all",
-            ]
-        )
+        return "\n".join([*self.properties_lines(), "producer.acks=all"])
 
     def start(self) -> None:
         assert self.run_dir is not None
@@ -151,21 +135,6 @@ class OursProcess(ConnectDebezium):
                 raise TimeoutError(f"no profile written to {self.profile_to} in {timeout} s")
             time.sleep(0.1)
         time.sleep(0.5)  # dump_stats writes in one go; let it finish
-
-    def stop(self, timeout: float = 60.0) -> None:
-        if self._proc is None:
-            return
-        if self._proc.poll() is None:
-            self._proc.send_signal(signal.SIGTERM)
-            try:
-                self._proc.wait(timeout)
-            except subprocess.TimeoutExpired:
-                self._proc.kill()
-                self._proc.wait(10)
-        with contextlib.suppress(OSError):
-            os.unlink(self.pid_file)
-        self._proc = None
-        self._started = False
 
 
 @dataclasses.dataclass

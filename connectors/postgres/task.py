@@ -78,6 +78,8 @@ class PostgresConnectorTask(SourceTask):
         self._stopping = False
         self._confirmed = 0
         self._streaming_started = False
+        self._resume_position: StoredPosition | None = None  # where a retry after a failure resumes
+        self._resuming = False
         self._missing_tables: set[TableId] = set()  # decoderbufs: tables the catalog did not have
 
     def version(self) -> str:
@@ -241,7 +243,8 @@ class PostgresConnectorTask(SourceTask):
                     await self._close_stream()
                     await self._close_sql()  # it may be as dead as the stream: always a new one
                     await asyncio.sleep(config.retriable_restart_connector_wait_ms / 1000)
-                    snapshot_needed = snapshot_needed and self._last_stored_is_snapshot()
+                    # once a snapshot finished (or streaming started) the retry resumes from that position
+                    snapshot_needed = snapshot_needed and self._resume_position is None
                     position = self._resume_position or position
                     self._resuming = True
         except asyncio.CancelledError:
@@ -249,12 +252,6 @@ class PostgresConnectorTask(SourceTask):
         except BaseException as e:  # noqa: BLE001 - handed to poll(), which fails the task
             log.error("PostgreSQL capture failed: %s", e)
             self._queue.fail(e)
-
-    _resume_position: StoredPosition | None = None
-    _resuming = False
-
-    def _last_stored_is_snapshot(self) -> bool:
-        return self._resume_position is None
 
     async def _checked_position(self, raw_offset: Mapping[str, Any] | None) -> StoredPosition | None:
         """The stored position after Debezium's start-up checks (snapshotter.check_stored_position): an

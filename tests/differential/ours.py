@@ -20,28 +20,28 @@ class OurWorker(ConnectDebezium):
 
     _proc: subprocess.Popen[bytes] | None = None
 
+    def properties_lines(self) -> list[str]:
+        """worker.properties for this worker: Connect-style internal topics named as ConnectDebezium's."""
+        return [
+            f"bootstrap.servers={self.kafka_bootstrap}",
+            f"listeners=http://127.0.0.1:{self.rest_port}",
+            f"group.id={self.group_id}",
+            f"offset.storage.topic={self.offset_topic}",
+            f"config.storage.topic={self.config_topic}",
+            f"status.storage.topic={self.status_topic}",
+            "offset.storage.replication.factor=1",
+            "config.storage.replication.factor=1",
+            "status.storage.replication.factor=1",
+            f"offset.flush.interval.ms={self.flush_ms}",
+            "key.converter=org.apache.kafka.connect.json.JsonConverter",
+            "value.converter=org.apache.kafka.connect.json.JsonConverter",
+        ]
+
     def start(self) -> None:
         assert self.run_dir is not None
         self.run_dir.mkdir(parents=True, exist_ok=True)
         props = self.run_dir / "worker.properties"
-        props.write_text(
-            "\n".join(
-                [
-                    f"bootstrap.servers={self.kafka_bootstrap}",
-                    f"listeners=http://127.0.0.1:{self.rest_port}",
-                    f"group.id={self.group_id}",
-                    f"offset.storage.topic={self.offset_topic}",
-                    f"config.storage.topic={self.config_topic}",
-                    f"status.storage.topic={self.status_topic}",
-                    "offset.storage.replication.factor=1",
-                    "config.storage.replication.factor=1",
-                    "status.storage.replication.factor=1",
-                    f"offset.flush.interval.ms={self.flush_ms}",
-                    "key.converter=org.apache.kafka.connect.json.JsonConverter",
-                    "value.converter=org.apache.kafka.connect.json.JsonConverter",
-                ]
-            )
-        )
+        props.write_text("\n".join(self.properties_lines()))
         log = self.log_file.open("ab")
         self._proc = subprocess.Popen(
             [sys.executable, "-m", "connect_worker", str(props)], stdout=log, stderr=subprocess.STDOUT

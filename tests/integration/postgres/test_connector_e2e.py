@@ -14,39 +14,11 @@ import psycopg
 import pytest
 
 from connect_worker.kafka.reader import TopicRecord, read_to_end
+from tests.spec_captures import LIVE_ROW_SCHEMA_FIELDS
 from tests.worker_support import running_worker, wait_for
 
 pytestmark = pytest.mark.integration
 
-# kafka-connect.md Appendix A.1: the value schema of the table below, as real Debezium 3.6.3 writes it
-LIVE_ROW_SCHEMA_FIELDS = [
-    {"type": "int32", "optional": False, "field": "id"},
-    {"type": "string", "optional": True, "field": "email"},
-    {
-        "type": "bytes",
-        "optional": True,
-        "name": "org.apache.kafka.connect.data.Decimal",
-        "version": 1,
-        "parameters": {"scale": "2", "connect.decimal.precision": "10"},
-        "field": "balance",
-    },
-    {"type": "int32", "optional": True, "name": "io.debezium.time.Date", "version": 1, "field": "created"},
-    {"type": "string", "optional": True, "name": "io.debezium.time.ZonedTimestamp", "version": 1, "field": "ts"},
-    {"type": "array", "items": {"type": "string", "optional": True}, "optional": True, "field": "tags"},
-    {"type": "string", "optional": True, "name": "io.debezium.data.Json", "version": 1, "field": "payload"},
-    {
-        "type": "struct",
-        "fields": [
-            {"type": "int32", "optional": False, "field": "scale"},
-            {"type": "bytes", "optional": False, "field": "value"},
-        ],
-        "optional": True,
-        "name": "io.debezium.data.VariableScaleDecimal",
-        "version": 1,
-        "doc": "Variable scaled decimal",
-        "field": "amount",
-    },
-]
 ENVELOPE_FIELDS = ["before", "after", "source", "transaction", "op", "ts_ms", "ts_us", "ts_ns"]
 
 

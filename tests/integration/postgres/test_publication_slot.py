@@ -6,7 +6,6 @@ Every test works in its own schema, publication, slot and roles (unique names) a
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -40,33 +39,6 @@ from connectors.postgres.slot import (
 from connectors.relational.table import TableId
 
 pytestmark = pytest.mark.integration
-
-
-@pytest.fixture
-async def sql(pg_dsn: str) -> AsyncIterator[psycopg.AsyncConnection[Any]]:
-    conn = await psycopg.AsyncConnection.connect(pg_dsn, autocommit=True)
-    yield conn
-    await conn.close()
-
-
-@pytest.fixture
-async def cleanup(sql: psycopg.AsyncConnection[Any]) -> AsyncIterator[list[str]]:
-    """SQL to run at the end, last first; 'slot:<name>' drops a slot once it is released."""
-    todo: list[str] = []
-    yield todo
-    for item in reversed(todo):
-        if item.startswith("slot:"):
-            for _ in range(100):
-                info = await fetch_slot_info(sql, item[5:])
-                if info is None:
-                    break
-                if not info.active:
-                    with contextlib.suppress(psycopg.Error):
-                        await sql.execute("SELECT pg_drop_replication_slot(%s)", [item[5:]])
-                    continue
-                await asyncio.sleep(0.1)
-        else:
-            await sql.execute(item.encode())
 
 
 @pytest.fixture

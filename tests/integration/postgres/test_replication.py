@@ -8,8 +8,7 @@ own replication connection, never server-wide.
 from __future__ import annotations
 
 import asyncio
-import contextlib
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from typing import Any
 
 import psycopg
@@ -53,38 +52,6 @@ from connectors.postgres.replication import (
 pytestmark = pytest.mark.integration
 
 TIMEOUT = 60.0
-
-
-@pytest.fixture
-async def sql(pg_dsn: str) -> AsyncIterator[psycopg.AsyncConnection[Any]]:
-    conn = await psycopg.AsyncConnection.connect(pg_dsn, autocommit=True)
-    yield conn
-    await conn.close()
-
-
-@pytest.fixture
-async def cleanup(sql: psycopg.AsyncConnection[Any]) -> AsyncIterator[list[str]]:
-    """Statements to run at the end; slots named in 'slot:<name>' entries are dropped once inactive."""
-    todo: list[str] = []
-    yield todo
-    for item in reversed(todo):
-        if item.startswith("slot:"):
-            await drop_slot_when_released(sql, item[5:])
-        else:
-            await sql.execute(item.encode())
-
-
-async def drop_slot_when_released(sql: psycopg.AsyncConnection[Any], slot: str) -> None:
-    for _ in range(100):
-        info = await fetch_slot_info(sql, slot)
-        if info is None:
-            return
-        if not info.active:
-            with contextlib.suppress(psycopg.errors.UndefinedObject, psycopg.errors.ObjectInUse):
-                await sql.execute("SELECT pg_drop_replication_slot(%s)", [slot])
-            continue
-        await asyncio.sleep(0.1)
-    raise AssertionError(f"slot {slot} stayed active")
 
 
 async def setup_tables(sql: psycopg.AsyncConnection[Any], cleanup: list[str], name: str) -> tuple[str, str, str]:

@@ -6,9 +6,7 @@ Roles, databases and slots get unique names and are dropped afterwards.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import socket
-from collections.abc import AsyncIterator
 from typing import Any
 
 import psycopg
@@ -22,33 +20,6 @@ from connectors.postgres.server_check import validate_connection
 pytestmark = pytest.mark.integration
 
 SECRET = "Xy-very-secret-9"
-
-
-@pytest.fixture
-async def sql(pg_dsn: str) -> AsyncIterator[psycopg.AsyncConnection[Any]]:
-    conn = await psycopg.AsyncConnection.connect(pg_dsn, autocommit=True)
-    yield conn
-    await conn.close()
-
-
-@pytest.fixture
-async def cleanup(sql: psycopg.AsyncConnection[Any]) -> AsyncIterator[list[str]]:
-    """SQL to run at the end, last first; 'slot:<name>' drops a slot once it is released."""
-    todo: list[str] = []
-    yield todo
-    for item in reversed(todo):
-        if item.startswith("slot:"):
-            for _ in range(100):
-                info = await fetch_slot_info(sql, item[5:])
-                if info is None:
-                    break
-                if not info.active:
-                    with contextlib.suppress(psycopg.Error):
-                        await sql.execute("SELECT pg_drop_replication_slot(%s)", [item[5:]])
-                    continue
-                await asyncio.sleep(0.1)
-        else:
-            await sql.execute(item.encode())
 
 
 def props_for(pg_dsn: str, **overrides: str) -> dict[str, str]:

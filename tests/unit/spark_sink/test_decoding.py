@@ -13,37 +13,10 @@ import pytest
 from spark_sink.decoding import ChangeEvent, DecodeFailure, RawRecord, Skipped, TxMarker, decoder_for
 from spark_sink.position import UNKNOWN_LSN, SourcePosition, position_of
 from spark_sink.types.model import DATE, INT, STRING, TIMESTAMP, ArrayT, DecimalT, StructT
+from tests.spec_captures import LIVE_ROW_SCHEMA_FIELDS
 
 PH = "__debezium_unavailable_value"
-# Appendix A.1: the live value schema of `customers`
-ROW_FIELDS = [
-    {"type": "int32", "optional": False, "field": "id"},
-    {"type": "string", "optional": True, "field": "email"},
-    {
-        "type": "bytes",
-        "optional": True,
-        "name": "org.apache.kafka.connect.data.Decimal",
-        "version": 1,
-        "parameters": {"scale": "2", "connect.decimal.precision": "10"},
-        "field": "balance",
-    },
-    {"type": "int32", "optional": True, "name": "io.debezium.time.Date", "version": 1, "field": "created"},
-    {"type": "string", "optional": True, "name": "io.debezium.time.ZonedTimestamp", "version": 1, "field": "ts"},
-    {"type": "array", "items": {"type": "string", "optional": True}, "optional": True, "field": "tags"},
-    {"type": "string", "optional": True, "name": "io.debezium.data.Json", "version": 1, "field": "payload"},
-    {
-        "type": "struct",
-        "fields": [
-            {"type": "int32", "optional": False, "field": "scale"},
-            {"type": "bytes", "optional": False, "field": "value"},
-        ],
-        "optional": True,
-        "name": "io.debezium.data.VariableScaleDecimal",
-        "version": 1,
-        "doc": "Variable scaled decimal",
-        "field": "amount",
-    },
-]
+ROW_FIELDS = LIVE_ROW_SCHEMA_FIELDS  # Appendix A.1: the live value schema of `customers`
 ROW = {"type": "struct", "fields": ROW_FIELDS, "optional": True, "name": "dbserver1.public.customers.Value"}
 ENVELOPE = {
     "type": "struct",
