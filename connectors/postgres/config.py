@@ -1016,6 +1016,24 @@ def _signal_rules(out: _Outcome) -> None:
                 out.error("signal.data.collection", f"{item} must be a table name of the form <schema>.<table>")
 
 
+#: What connector_and_driver sets heartbeat.interval.ms to when it is 0 (Debezium 3.6.3 does the same).
+DRIVER_FLUSH_HEARTBEAT_MS: Final = 600_000
+
+
+def _heartbeat_fallback(mode: LsnFlushMode, heartbeat_ms: int, transaction_metadata: bool) -> int:
+    """lsn.flush.mode=connector_and_driver advances the slot through heartbeat offsets: without heartbeats (and
+    without transaction metadata) it turns them on at a 10-minute interval, with a warning, as Debezium does."""
+    if mode is not LsnFlushMode.CONNECTOR_AND_DRIVER or heartbeat_ms or transaction_metadata:
+        return heartbeat_ms
+    log.warning(
+        "heartbeat.interval.ms was internally set to %d ms since lsn.flush.mode=connector_and_driver requires "
+        "periodic opportunities to propagate LSNs to Kafka. If this behavior is not desired, explicitly set "
+        "heartbeat.interval.ms to more than 0 or enable provide.transaction.metadata.",
+        DRIVER_FLUSH_HEARTBEAT_MS,
+    )
+    return DRIVER_FLUSH_HEARTBEAT_MS
+
+
 def _dynamic_keys(props: Mapping[str, Any], out: _Outcome) -> None:
     """Keys that are not defined one by one: column masks, per-table snapshot queries, driver pass-through."""
     masks: list[ColumnMaskRule] = []
@@ -1192,6 +1210,9 @@ class PostgresConnectorConfig:
         flush_mode = p["lsn.flush.mode"]
         if flush_mode is None:
             flush_mode = "connector" if p["flush.lsn.source"] else "manual"
+        heartbeat_ms = _heartbeat_fallback(
+            LsnFlushMode(str(flush_mode).lower()), p["heartbeat.interval.ms"], p["provide.transaction.metadata"]
+        )
         heartbeat_prefix = p["topic.heartbeat.prefix"]
         if "topic.heartbeat.prefix" not in o.supplied:
             heartbeat_prefix = p["heartbeat.topics.prefix"]
@@ -1275,7 +1296,7 @@ class PostgresConnectorConfig:
             message_prefix_exclude_list=t("message.prefix.exclude.list"),
             publish_via_partition_root=p["publish.via.partition.root"],
             tombstones_on_delete=p["tombstones.on.delete"],
-            heartbeat_interval_ms=p["heartbeat.interval.ms"],
+            heartbeat_interval_ms=heartbeat_ms,
             heartbeat_action_query=s("heartbeat.action.query"),
             topic_heartbeat_prefix=heartbeat_prefix,
             topic_delimiter=p["topic.delimiter"],

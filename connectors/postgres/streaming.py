@@ -66,6 +66,8 @@ class StreamingSettings:
     estimate_sizes: bool = False
     # event.processing.failure.handling.mode: fail | warn | skip (ignore is skip)
     failure_handling_mode: str = "fail"
+    # lsn.flush.mode=connector_and_driver: when idle, heartbeats carry the WAL end the server reported
+    advance_when_idle: bool = False
 
 
 class StreamingChangeSource:
@@ -167,6 +169,29 @@ class StreamingChangeSource:
         elif kind is pg.LogicalMessage:
             await self._message(lsn, msg)
         # Origin and Type messages need no action: types are resolved from the catalog
+
+    async def idle(self, server_wal_end: int) -> None:
+        """Nothing arrived: heartbeat when due. With `advance_when_idle`, between transactions, the offset moves
+        to the WAL end the server last reported (a keepalive's position) when that is past the last one: every
+        transaction committed before it has already arrived and been handed on, and one still open commits after
+        it, so the server resends it whole from there. The heartbeat's offset commits after every earlier
+        record is in Kafka; only then is the position confirmed to the slot. Events keep their own positions."""
+        if self._settings.advance_when_idle and self._xid is None and server_wal_end > self._position():
+            last = self.last_offset or {}
+            self.last_offset = streaming_offset(
+                lsn=server_wal_end,
+                lsn_commit=server_wal_end,
+                tx_id=last.get("txId"),
+                ts_usec=self._commit_us,
+                message_type="COMMIT",
+            )
+        await self.maybe_heartbeat()
+
+    def _position(self) -> int:
+        last = self.last_offset
+        if last is None:
+            return 0
+        return max([v for k in ("lsn", "lsn_proc", "lsn_commit") if isinstance(v := last.get(k), int)], default=0)
 
     async def maybe_heartbeat(self) -> None:
         """Emit a heartbeat carrying the current offset when heartbeat.interval.ms has passed."""

@@ -23,7 +23,7 @@ from connect_worker.api import RetriableError, SourceRecord, SourceTask
 from connect_worker.api.cdc_metrics import SnapshotMetrics, StreamingMetrics
 from connect_worker.api.metrics import task_metrics
 from connectors.postgres import catalog
-from connectors.postgres.config import LogicalDecoder, PostgresConnectorConfig, conninfo
+from connectors.postgres.config import LogicalDecoder, LsnFlushMode, PostgresConnectorConfig, conninfo
 from connectors.postgres.decoderbufs_adapter import DecoderbufsAdapter
 from connectors.postgres.lsn import Lsn
 from connectors.postgres.messages import message_record
@@ -176,7 +176,7 @@ class PostgresConnectorTask(SourceTask):
         config = self._config
         if config is None or self._stream is None or not self._streaming_started:
             return
-        if config.values.get("flush.lsn.source") is False:
+        if config.lsn_flush_mode is LsnFlushMode.MANUAL:
             return
         best = 0
         for _partition, offset in offsets:
@@ -491,8 +491,8 @@ class PostgresConnectorTask(SourceTask):
         )
         self._stream = stream
         self._missing_tables = set()
-        if config.values.get("flush.lsn.source") is False:
-            pass  # never tell the slot anything (flush.lsn.source=false)
+        if config.lsn_flush_mode is LsnFlushMode.MANUAL:
+            pass  # never tell the slot anything (lsn.flush.mode=manual, flush.lsn.source=false)
         elif self._resuming:
             # after a retriable failure the resume point may not be in Kafka yet: confirm only what was flushed
             if self._confirmed:
@@ -521,6 +521,7 @@ class PostgresConnectorTask(SourceTask):
                 skip_messages_without_change=config.skip_messages_without_change,
                 estimate_sizes=config.max_queue_size_in_bytes > 0,
                 failure_handling_mode=config.event_processing_failure_handling_mode.value,
+                advance_when_idle=config.lsn_flush_mode is LsnFlushMode.CONNECTOR_AND_DRIVER,
             ),
             stored=stored,
             initial_offset=initial_offset,
@@ -547,7 +548,7 @@ class PostgresConnectorTask(SourceTask):
                     self._resume_position = StoredPosition.from_offset(source.last_offset)
                     reported.update(metrics, source)
                 else:
-                    await source.maybe_heartbeat()
+                    await source.idle(int(stream.server_wal_end))
         except psycopg.OperationalError as e:
             raise RetriableError(f"lost the replication connection: {e}") from e
         finally:

@@ -197,6 +197,20 @@ def test_typed_values_are_parsed_once() -> None:
         cfg.slot_name = "x"  # type: ignore[misc]
 
 
+def test_connector_and_driver_turns_heartbeats_on_as_debezium_does(caplog: pytest.LogCaptureFixture) -> None:
+    mode = {"lsn.flush.mode": "connector_and_driver"}
+    with caplog.at_level(logging.WARNING, logger="connectors.postgres.config"):
+        cfg = PostgresConnectorConfig.from_props(BASE | mode)
+    assert cfg.lsn_flush_mode is LsnFlushMode.CONNECTOR_AND_DRIVER and cfg.heartbeat_interval_ms == 600_000
+    assert "heartbeat.interval.ms was internally set to 600000 ms" in caplog.text
+    # an explicit interval, transaction metadata, or another mode leave it alone
+    assert PostgresConnectorConfig.from_props(BASE | mode | {"heartbeat.interval.ms": "50"}).heartbeat_interval_ms == 50
+    tx = PostgresConnectorConfig.from_props(BASE | mode | {"provide.transaction.metadata": "true"})
+    assert tx.heartbeat_interval_ms == 0
+    assert PostgresConnectorConfig.from_props(BASE | {"lsn.flush.mode": "connector"}).heartbeat_interval_ms == 0
+    assert PostgresConnectorConfig.from_props(BASE | {"lsn.flush.mode": "manual"}).lsn_flush_mode is LsnFlushMode.MANUAL
+
+
 def test_from_props_reports_every_problem_at_once() -> None:
     with pytest.raises(ConfigError) as err:
         PostgresConnectorConfig.from_props({"slot.name": "Bad", "max.batch.size": "0"})

@@ -412,6 +412,88 @@ async def test_item_48_flush_lsn_source_false(env: Env) -> None:
         assert await cap.confirmed_flush_lsn() == before
 
 
+async def test_lsn_flush_mode_manual_never_confirms(env: Env) -> None:
+    async with env.capture([CUSTOMERS_DDL], {"lsn.flush.mode": "manual", "heartbeat.interval.ms": "200"}) as cap:
+        before = await cap.confirmed_flush_lsn()
+        await insert_customer(cap)
+        last_lsn = payload((await cap.records(cap.topic("public.customers"), 1))[-1])["source"]["lsn"]
+
+        async def committed() -> Any:
+            offset = await cap.stored_offset()
+            return offset if offset and offset.get("lsn", 0) >= last_lsn else None
+
+        await until(committed, 20, "offset of the change committed")
+        await asyncio.sleep(1.0)  # offset flushes every 200 ms and heartbeats: bounded
+        assert await cap.confirmed_flush_lsn() == before
+
+
+# A filtered publication leaves the other table's transactions out of the stream entirely (PostgreSQL 15 sends
+# nothing for them, not even BEGIN/COMMIT): only keepalives tell the connector that the server moved on.
+_IDLE_SETUP = [CUSTOMERS_DDL, "CREATE TABLE public.other (id serial primary key, v text)"]
+_IDLE_CONFIG = {
+    "heartbeat.interval.ms": "300",
+    "table.include.list": "public.customers",
+    "publication.autocreate.mode": "filtered",
+}
+
+
+async def _write_elsewhere(cap: Capture, rounds: int = 3) -> int:
+    """Changes the connector does not capture; returns the WAL insert position after the last one."""
+    for i in range(rounds):
+        await cap.tx(f"INSERT INTO public.other (v) VALUES ('{i}')")
+    return int(await cap.scalar("SELECT pg_current_wal_insert_lsn() - '0/0'::pg_lsn"))
+
+
+async def test_lsn_flush_mode_connector_does_not_advance_on_uncaptured_traffic(env: Env) -> None:
+    """Debezium's default: without a captured change, heartbeats repeat the stored offset and the slot stays."""
+    async with env.capture(_IDLE_SETUP, _IDLE_CONFIG) as cap:
+        await insert_customer(cap)
+        await cap.records(cap.topic("public.customers"), 1)
+        await until(cap.stored_offset, 20, "offset of the change committed")
+        await asyncio.sleep(1.0)  # let that offset's confirmation reach the slot
+        before = await cap.confirmed_flush_lsn()
+        written = await _write_elsewhere(cap)
+        await asyncio.sleep(2.0)  # several heartbeats and offset flushes: bounded
+        assert before == await cap.confirmed_flush_lsn() < written
+
+
+async def test_lsn_flush_mode_connector_and_driver_advances_an_idle_slot_through_offsets(env: Env) -> None:
+    config = {**_IDLE_CONFIG, "lsn.flush.mode": "connector_and_driver"}
+    async with env.capture(_IDLE_SETUP, config) as cap:
+        await insert_customer(cap)
+        first = payload((await cap.records(cap.topic("public.customers"), 1))[0])["source"]["lsn"]
+        written = await _write_elsewhere(cap)
+
+        async def advanced() -> bool:
+            return await cap.confirmed_flush_lsn() >= written
+
+        await until(advanced, 20, "confirmed_flush_lsn past the uncaptured changes")
+        # what the slot was told is in the committed offset first: a restart never finds the slot ahead of it
+        offset = await cap.stored_offset()
+        assert offset is not None and offset["messageType"] == "COMMIT"
+        assert offset["lsn_proc"] == offset["lsn_commit"] == offset["lsn"] >= await cap.confirmed_flush_lsn()
+        # a checkpoint lets restart_lsn move past the first change's position too
+        for _ in range(2):
+            await cap.tx("CHECKPOINT")
+            written = await _write_elsewhere(cap, 1)
+            await until(advanced, 20, "confirmed_flush_lsn past the checkpoint")
+
+        async def restart_moved() -> bool:
+            restart = await cap.scalar(
+                "SELECT restart_lsn - '0/0'::pg_lsn FROM pg_replication_slots WHERE slot_name = %s", (cap.name,)
+            )
+            return int(restart) > first
+
+        await until(restart_moved, 20, "restart_lsn past the first change")
+        # the start-up check (restart_lsn <= stored lsn_proc) passes, and nothing is lost or repeated
+        await cap.stop()
+        await insert_customer(cap, "Bo", "bo@x.org")
+        await cap.resume()
+        records = await cap.records(cap.topic("public.customers"), 2)
+        assert [payload(r)["after"]["first_name"] for r in records] == ["Ann", "Bo"]
+        assert await cap.state() == ("RUNNING", "RUNNING")
+
+
 async def test_items_49_50_heartbeats_advance_the_slot_on_excluded_traffic(env: Env) -> None:
     setup = [CUSTOMERS_DDL, "CREATE TABLE public.other (id serial primary key, v text)"]
     config = {
