@@ -38,6 +38,10 @@ class SnapshotSettings:
     select_overrides: dict[TableId, str] = dataclasses.field(default_factory=dict)
     delay_s: float = 0.0
     estimate_sizes: bool = False  # max.queue.size.in.bytes is set: records carry a size estimate
+    # snapshot.query.mode=custom: the SELECT for a table and its captured columns (None: do not snapshot it)
+    query_for: Callable[[TableId, Sequence[str]], str | None] | None = None
+    # snapshot.locking.mode=custom: the statement locking a table (None: no lock), given lock_timeout_ms
+    lock_statement: Callable[[int, TableId], str | None] | None = None
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -68,10 +72,16 @@ def _lsn_int(text: str) -> int:
     return (int(hi, 16) << 32) | int(lo, 16)
 
 
-def _select(schema: TableSchema, override: str | None) -> tuple[sql.Composable, tuple[str, ...] | None]:
+def _select(
+    schema: TableSchema, override: str | None, query_for: Callable[[TableId, Sequence[str]], str | None] | None
+) -> tuple[sql.Composable, tuple[str, ...] | None] | None:
+    """The statement reading a table and its column names when known; None when a custom query skips it."""
     if override is not None:
         return sql.SQL(override), None  # an operator-supplied statement
     names = tuple(dict.fromkeys([f.column for f in schema.key_fields] + [f.column for f in schema.value_fields]))
+    if query_for is not None:
+        custom = query_for(schema.id, names)
+        return None if custom is None else (sql.SQL(custom), None)
     stmt = sql.SQL("SELECT {} FROM {}.{}").format(
         sql.SQL(", ").join(sql.Identifier(n) for n in names),
         sql.Identifier(schema.id.schema),
@@ -104,14 +114,7 @@ async def run_snapshot(
         assert consistent_lsn is not None
         lsn = consistent_lsn
     try:
-        if settings.lock_tables and tables:
-            await conn.execute(sql.SQL("SET LOCAL lock_timeout = {}").format(sql.Literal(settings.lock_timeout_ms)))
-            for t in tables:
-                await conn.execute(
-                    sql.SQL("LOCK TABLE {}.{} IN ACCESS SHARE MODE").format(
-                        sql.Identifier(t.id.schema), sql.Identifier(t.id.table)
-                    )
-                )
+        await _lock(conn, tables, settings)
         log.info("snapshot of %d tables at LSN %d (transaction %d)", len(tables), lsn, tx_id)
         pending: tuple[TableSchema, str, Any, Any, int, bool, int] | None = None
         estimate = settings.estimate_sizes
@@ -141,7 +144,11 @@ async def run_snapshot(
             await emit(records.read_or_create(ts, topic, "r", key, value, src, None, offset), size)
 
         for ts in tables:
-            statement, names = _select(ts, settings.select_overrides.get(ts.id))
+            select = _select(ts, settings.select_overrides.get(ts.id), settings.query_for)
+            if select is None:
+                log.info("snapshot of %s skipped: the custom snapshot query returned none", ts.id)
+                continue
+            statement, names = select
             if names is None:
                 names = await _columns_of(conn, statement)
             key_fn, value_fn = ts.row_converter(names, snapshot=True)
@@ -168,6 +175,26 @@ async def run_snapshot(
     except BaseException:
         await conn.execute("ROLLBACK")
         raise
+
+
+async def _lock(conn: psycopg.AsyncConnection[Any], tables: Sequence[TableSchema], settings: SnapshotSettings) -> None:
+    """snapshot.locking.mode: shared takes ACCESS SHARE locks, custom runs the plug-in's statements; both under
+    lock_timeout = snapshot.lock.timeout.ms, inside the snapshot transaction."""
+    custom = settings.lock_statement
+    if not tables or (not settings.lock_tables and custom is None):
+        return
+    await conn.execute(sql.SQL("SET LOCAL lock_timeout = {}").format(sql.Literal(settings.lock_timeout_ms)))
+    for t in tables:
+        if custom is not None:
+            statement = custom(settings.lock_timeout_ms, t.id)
+            if statement:
+                await conn.execute(sql.SQL(statement))
+        else:
+            await conn.execute(
+                sql.SQL("LOCK TABLE {}.{} IN ACCESS SHARE MODE").format(
+                    sql.Identifier(t.id.schema), sql.Identifier(t.id.table)
+                )
+            )
 
 
 def _mark(*, first: bool, row_index: int, last_in_table: bool, last: bool) -> str:

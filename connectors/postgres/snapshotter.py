@@ -1,7 +1,9 @@
 """What `snapshot.mode` decides at task start (Debezium 3.6.3's Snapshotter + BaseSourceTask.validateSchemaHistory).
 
 * :class:`Snapshotter` answers the Snapshotter SPI questions for the configured mode: snapshot the data?
-  stream afterwards? snapshot when the stored position is lost?
+  stream afterwards? snapshot when the stored position is lost? :func:`snapshotter_for` gives it, or for
+  ``snapshot.mode=custom`` the plug-in named by ``snapshot.mode.custom.name`` (connectors.relational.snapshot_spi;
+  a built-in mode's name selects that mode, as Debezium's lookup by ``name()`` does).
 * :func:`check_stored_position` validates a stored offset before anything is created, as 3.6.3 does:
   - an interrupted snapshot (``snapshot`` set, ``snapshot_completed`` false) while the mode never snapshots
     fails the task ("The connector previously stopped while taking a snapshot, ...");
@@ -28,6 +30,7 @@ from connect_worker.api import ConnectError
 from connectors.postgres.config import PostgresConnectorConfig, SnapshotMode
 from connectors.postgres.lsn import Lsn
 from connectors.postgres.replication import fetch_slot_info
+from connectors.relational import snapshot_spi
 
 __all__ = [
     "INTERRUPTED_SNAPSHOT",
@@ -35,6 +38,7 @@ __all__ = [
     "check_stored_position",
     "describe_offset",
     "position_lost_message",
+    "snapshotter_for",
 ]
 
 log = logging.getLogger(__name__)
@@ -54,15 +58,17 @@ class Snapshotter:
     schema: bool = False
     stream: bool = False
     on_data_error: bool = False
+    on_schema_error: bool = False
 
     @classmethod
-    def of(cls, config: PostgresConnectorConfig) -> Snapshotter:
+    def of(cls, config: PostgresConnectorConfig, mode: SnapshotMode | None = None) -> Snapshotter:
         return cls(
-            config.snapshot_mode,
+            mode or config.snapshot_mode,
             data=config.snapshot_data,
             schema=config.snapshot_schema,
             stream=config.snapshot_start_stream,
             on_data_error=config.snapshot_on_data_error,
+            on_schema_error=config.snapshot_on_schema_error,
         )
 
     def should_snapshot_data(self, offset_exists: bool, snapshot_in_progress: bool) -> bool:
@@ -73,9 +79,9 @@ class Snapshotter:
             return pending
         if self.mode is SnapshotMode.CONFIGURATION_BASED:
             return self.data
-        return False  # no_data (never), custom (not supported: no data)
+        return False  # no_data (never)
 
-    def should_snapshot_schema(self) -> bool:
+    def should_snapshot_schema(self, offset_exists: bool = False, snapshot_in_progress: bool = False) -> bool:
         return self.mode is SnapshotMode.CONFIGURATION_BASED and self.schema
 
     def should_stream(self) -> bool:
@@ -89,6 +95,23 @@ class Snapshotter:
         if self.mode is SnapshotMode.WHEN_NEEDED:
             return True
         return self.mode is SnapshotMode.CONFIGURATION_BASED and self.on_data_error
+
+    def should_snapshot_on_schema_error(self) -> bool:
+        return self.mode is SnapshotMode.CONFIGURATION_BASED and self.on_schema_error
+
+
+_BUILT_IN: Final = {m.value: m for m in SnapshotMode if m is not SnapshotMode.CUSTOM}
+
+
+def snapshotter_for(config: PostgresConnectorConfig) -> snapshot_spi.Snapshotter:
+    """The configured mode's snapshotter; a custom name that resolves to nothing fails the task."""
+    if config.snapshot_mode is not SnapshotMode.CUSTOM:
+        return Snapshotter.of(config)
+    name = config.snapshot_mode_custom_name or ""
+    built_in = _BUILT_IN.get(name.lower())
+    if built_in is not None:
+        return Snapshotter.of(config, built_in)
+    return snapshot_spi.load_snapshotter(name, config.values)
 
 
 def _lsn(value: Any) -> Lsn | None:
@@ -159,7 +182,7 @@ async def _position_available(
 async def check_stored_position(
     conn: psycopg.AsyncConnection[Any],
     config: PostgresConnectorConfig,
-    snapshotter: Snapshotter,
+    snapshotter: snapshot_spi.Snapshotter,
     offset: Mapping[str, Any] | None,
     *,
     snapshot_in_progress: bool,
@@ -171,7 +194,7 @@ async def check_stored_position(
     if not offset:
         return True
     if snapshot_in_progress:
-        if not snapshotter.should_snapshot_data(True, True) and not snapshotter.should_snapshot_schema():
+        if not snapshotter.should_snapshot_data(True, True) and not snapshotter.should_snapshot_schema(True, True):
             raise ConnectError(INTERRUPTED_SNAPSHOT)
         return True
     if not config.log_position_check_enable or not snapshotter.should_stream():
@@ -183,7 +206,7 @@ async def check_stored_position(
         log.info(
             "The last recorded offset is no longer available but we are in %s snapshot mode. Attempting to snapshot "
             "data to fill the gap.",
-            snapshotter.mode.value,
+            config.snapshot_mode.value,
         )
         return False
     raise ConnectError(position_lost_message(config, offset))

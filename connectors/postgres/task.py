@@ -23,7 +23,14 @@ from connect_worker.api import RetriableError, SourceRecord, SourceTask
 from connect_worker.api.cdc_metrics import SnapshotMetrics, StreamingMetrics
 from connect_worker.api.metrics import task_metrics
 from connectors.postgres import catalog
-from connectors.postgres.config import LogicalDecoder, LsnFlushMode, PostgresConnectorConfig, conninfo
+from connectors.postgres.config import (
+    LogicalDecoder,
+    LsnFlushMode,
+    PostgresConnectorConfig,
+    SnapshotLockingMode,
+    SnapshotQueryMode,
+    conninfo,
+)
 from connectors.postgres.decoderbufs_adapter import DecoderbufsAdapter
 from connectors.postgres.lsn import Lsn
 from connectors.postgres.messages import message_record
@@ -33,7 +40,7 @@ from connectors.postgres.publication import apply_replica_identities, ensure_pub
 from connectors.postgres.replication import ReplicationConnection, ReplicationStream, SnapshotAction
 from connectors.postgres.slot import drop_slot_on_stop, ensure_slot, output_plugin, retry_slot_operation
 from connectors.postgres.snapshot import SnapshotSettings, run_snapshot
-from connectors.postgres.snapshotter import Snapshotter, check_stored_position
+from connectors.postgres.snapshotter import check_stored_position, snapshotter_for
 from connectors.postgres.source_info import DEBEZIUM_VERSION, SOURCE_SCHEMA, SourceInfo
 from connectors.postgres.streaming import StreamingChangeSource, StreamingSettings
 from connectors.postgres.value_converters import TypeOptions, converter_for
@@ -45,6 +52,7 @@ from connectors.relational.key_mapper import KeyMapper
 from connectors.relational.naming import TopicNamingStrategy, adjusters_from_config
 from connectors.relational.queue import ChangeEventQueue
 from connectors.relational.schema_builder import SchemaBuilderSettings, TableSchema
+from connectors.relational.snapshot_spi import load_snapshot_lock, load_snapshot_query
 from connectors.relational.table import Column, Table, TableId
 from connectors.relational.transactions import TransactionMonitor
 
@@ -136,7 +144,17 @@ class PostgresConnectorTask(SourceTask):
             headers=context_headers(config.topic_prefix, "0", "postgresql", run_id),
             tombstones_on_delete=config.tombstones_on_delete,
         )
-        self._snapshotter = Snapshotter.of(config)
+        self._snapshotter = snapshotter_for(config)
+        self._snapshot_query = (
+            load_snapshot_query(config.snapshot_query_mode_custom_name or "", config.values)
+            if config.snapshot_query_mode is SnapshotQueryMode.CUSTOM
+            else None
+        )
+        self._snapshot_lock = (
+            load_snapshot_lock(config.snapshot_locking_mode_custom_name or "", config.values)
+            if config.snapshot_locking_mode is SnapshotLockingMode.CUSTOM
+            else None
+        )
         group = task_metrics(self.context)
         queue = self._queue
         self._snapshot_metrics = SnapshotMetrics(
@@ -351,15 +369,19 @@ class PostgresConnectorTask(SourceTask):
                         lock_timeout_ms=config.snapshot_lock_timeout_ms,
                         select_overrides=self._select_overrides(),
                         estimate_sizes=config.max_queue_size_in_bytes > 0,
+                        query_for=self._snapshot_query.snapshot_query if self._snapshot_query else None,
+                        lock_statement=self._snapshot_lock.table_locking_statement if self._snapshot_lock else None,
                     ),
                 )
             except BaseException:
                 self._snapshot_metrics.aborted_now()
+                _notify(self._snapshotter, "snapshot_aborted")
                 raise
             finally:
                 await snap_conn.close()
             self._snapshot_metrics.seen.inc(result.records)
             self._snapshot_metrics.completed()
+            _notify(self._snapshotter, "snapshot_completed")
             start_lsn = result.lsn
             stored = None
             # what Debezium's heartbeats carry until the first streamed event
@@ -553,6 +575,13 @@ class PostgresConnectorTask(SourceTask):
             raise RetriableError(f"lost the replication connection: {e}") from e
         finally:
             metrics.connected(False)
+
+
+def _notify(snapshotter: object, hook: str) -> None:
+    """Call a snapshotter's optional snapshot_completed/snapshot_aborted hook."""
+    method = getattr(snapshotter, hook, None)
+    if callable(method):
+        method()
 
 
 class _Reported:
