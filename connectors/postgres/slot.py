@@ -206,6 +206,23 @@ def parse_stream_params(text: str | None) -> tuple[tuple[str, str], ...]:
     return tuple(options)
 
 
+_TRUE: Final = frozenset({"on", "true", "yes", "1"})
+_FALSE: Final = frozenset({"off", "false", "no", "0"})
+
+
+def _streaming_option(extra: tuple[tuple[str, str], ...]) -> bool:
+    """``streaming=on`` in slot.stream.params: pgoutput protocol 2 with in-progress transactions streamed (the
+    connector reassembles them, see streamed_transactions.py)."""
+    values = [v.lower() for k, v in extra if k == "streaming"]
+    if not values:
+        return False
+    if values[-1] in _TRUE:
+        return True
+    if values[-1] in _FALSE:
+        return False
+    raise ConfigError(f"slot.stream.params: streaming must be on or off, not {values[-1]!r}")
+
+
 def output_plugin(config: PostgresConnectorConfig, server_version: int) -> PgOutputPlugin | DecoderbufsPlugin:
     """The START_REPLICATION options of the configured plug-in (pgoutput: proto 1, messages on PG 14+)."""
     extra = parse_stream_params(config.slot_stream_params)
@@ -214,10 +231,12 @@ def output_plugin(config: PostgresConnectorConfig, server_version: int) -> PgOut
         clash = [k for k, _ in extra if k in reserved]
         if clash:
             raise ConfigError(f"slot.stream.params must not set {', '.join(clash)}: the connector sets it")
+        streaming = _streaming_option(extra)
         return PgOutputPlugin(
             publication_names=(config.publication_name,),
-            proto_version=1,
+            proto_version=2 if streaming else 1,
             messages=server_version >= 140000,
-            extra_options=extra,
+            streaming=streaming,
+            extra_options=tuple((k, v) for k, v in extra if k != "streaming"),
         )
     return DecoderbufsPlugin(extra_options=extra)

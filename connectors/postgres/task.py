@@ -42,6 +42,7 @@ from connectors.postgres.slot import drop_slot_on_stop, ensure_slot, output_plug
 from connectors.postgres.snapshot import SnapshotSettings, run_snapshot
 from connectors.postgres.snapshotter import check_stored_position, snapshotter_for
 from connectors.postgres.source_info import DEBEZIUM_VERSION, SOURCE_SCHEMA, SourceInfo
+from connectors.postgres.streamed_transactions import StreamedTransactions
 from connectors.postgres.streaming import StreamingChangeSource, StreamingSettings
 from connectors.postgres.value_converters import TypeOptions, converter_for
 from connectors.relational import metadata_schemas as md
@@ -554,6 +555,7 @@ class PostgresConnectorTask(SourceTask):
             if config.plugin_name is LogicalDecoder.DECODERBUFS
             else None
         )
+        streamed = StreamedTransactions() if getattr(plugin, "streaming", False) else None
         log.info("streaming from slot %s at %s", config.slot_name, lsn)
         wait = min(heartbeat_s, 1.0) if heartbeat_s > 0 else 1.0
         metrics = self._streaming_metrics
@@ -566,7 +568,11 @@ class PostgresConnectorTask(SourceTask):
                     await self._load_new_tables(adapter.table_ids(batch))
                     batch = adapter.adapt(batch)
                 if batch:
-                    await source.handle_batch(batch)
+                    if streamed is None:
+                        await source.handle_batch(batch)
+                    else:
+                        for chunk in streamed.feed(batch):
+                            await source.handle_batch(chunk)
                     self._resume_position = StoredPosition.from_offset(source.last_offset)
                     reported.update(metrics, source)
                 else:
@@ -575,6 +581,8 @@ class PostgresConnectorTask(SourceTask):
             raise RetriableError(f"lost the replication connection: {e}") from e
         finally:
             metrics.connected(False)
+            if streamed is not None:
+                streamed.close()
 
 
 def _notify(snapshotter: object, hook: str) -> None:
