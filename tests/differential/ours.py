@@ -19,6 +19,8 @@ class OurWorker(ConnectDebezium):
     """`python -m connect_worker worker.properties`, with the internal topics named as ConnectDebezium's."""
 
     _proc: subprocess.Popen[bytes] | None = None
+    #: another worker's offsets topic to share (the offsets hand-over test), instead of this worker's own
+    offsets_from: str | None = None
 
     def properties_lines(self) -> list[str]:
         """worker.properties for this worker: Connect-style internal topics named as ConnectDebezium's."""
@@ -26,7 +28,7 @@ class OurWorker(ConnectDebezium):
             f"bootstrap.servers={self.kafka_bootstrap}",
             f"listeners=http://127.0.0.1:{self.rest_port}",
             f"group.id={self.group_id}",
-            f"offset.storage.topic={self.offset_topic}",
+            f"offset.storage.topic={self.offsets_from or self.offset_topic}",
             f"config.storage.topic={self.config_topic}",
             f"status.storage.topic={self.status_topic}",
             "offset.storage.replication.factor=1",
