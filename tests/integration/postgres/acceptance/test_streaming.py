@@ -11,6 +11,7 @@ message counts in its transaction; a non-transactional one is a commit position 
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import re
 import signal
@@ -637,11 +638,12 @@ def _wait_healthy(proc: subprocess.Popen[bytes], port: int, timeout: float = 40.
     raise AssertionError("worker did not become healthy")
 
 
-async def test_item_53_kill_9_loses_nothing(kafka_bootstrap: str, tmp_path: Path) -> None:
+def _standalone_files(
+    kafka_bootstrap: str, name: str, tmp_path: Path, extra: dict[str, str] | None = None
+) -> tuple[list[str], int, str]:
+    """worker.properties + connector properties for `python -m connect_worker`; (command, REST port, offsets topic)."""
     from tests.worker_support import free_port
 
-    name = token()
-    await create_database(name, [CUSTOMERS_DDL])
     port = free_port()
     props = worker_properties(kafka_bootstrap, name)
     props.update({"listeners": f"http://127.0.0.1:{port}", "offset.flush.interval.ms": "300"})
@@ -659,11 +661,19 @@ async def test_item_53_kill_9_loses_nothing(kafka_bootstrap: str, tmp_path: Path
         "plugin.name": "pgoutput",
         "slot.name": name,
         "publication.name": name,
+        **(extra or {}),
     }
     connector_file.write_text("".join(f"{k}={v}\n" for k, v in connector.items()))
     cmd = [sys.executable, "-m", "connect_worker", str(worker_file), str(connector_file)]
+    return cmd, port, props["offset.storage.topic"]
+
+
+async def test_item_53_kill_9_loses_nothing(kafka_bootstrap: str, tmp_path: Path) -> None:
+    name = token()
+    await create_database(name, [CUSTOMERS_DDL])
+    cmd, port, offsets_topic = _standalone_files(kafka_bootstrap, name, tmp_path)
     topic = f"{name}.public.customers"
-    cap = Capture(name, httpx.AsyncClient(), kafka_bootstrap, props["offset.storage.topic"])
+    cap = Capture(name, httpx.AsyncClient(), kafka_bootstrap, offsets_topic)
 
     async def ids() -> set[int]:
         got = await read_to_end({"bootstrap.servers": kafka_bootstrap}, topic)
@@ -704,3 +714,83 @@ async def test_item_53_kill_9_loses_nothing(kafka_bootstrap: str, tmp_path: Path
                 proc.wait(10)
         await cap.client.aclose()
         await drop_everything(name, kafka_bootstrap)
+
+
+async def test_kill_9_in_the_middle_of_a_large_transaction_loses_no_event(kafka_bootstrap: str, tmp_path: Path) -> None:
+    """One 20,000-row transaction; the worker is killed while its events are being written. After a restart every
+    event is there; the only duplicates are events written after the last committed offset, re-sent in order
+    with the same content (same LSN, same transaction order)."""
+    n = 20_000
+    name = token()
+    await create_database(name, [CUSTOMERS_DDL])
+    extra = {"provide.transaction.metadata": "true", "max.batch.size": "512"}
+    cmd, port, offsets_topic = _standalone_files(kafka_bootstrap, name, tmp_path, extra)
+    topic = f"{name}.public.customers"
+    cap = Capture(name, httpx.AsyncClient(), kafka_bootstrap, offsets_topic)
+
+    async def events() -> list[Any]:
+        got = await read_to_end({"bootstrap.servers": kafka_bootstrap}, topic)
+        return [payload(r) for r in got if r.value is not None]
+
+    procs: list[subprocess.Popen[bytes]] = []
+    try:
+        first = _spawn(cmd)
+        procs.append(first)
+        await asyncio.to_thread(_wait_healthy, first, port)
+        await until(cap.slot_streaming, 30, "streaming started")
+        await cap.tx(
+            "INSERT INTO public.customers (id, first_name, last_name, email) "
+            f"SELECT g, 'f' || g, 'l', 'e' || g || '@x.org' FROM generate_series(1, {n}) g"
+        )
+
+        async def partly() -> bool:
+            return len(await events()) >= 2000
+
+        await until(partly, 60, "part of the transaction delivered before the kill")
+        first.send_signal(signal.SIGKILL)
+        await asyncio.to_thread(first.wait, 10)
+        before_restart = len(await events())
+        assert before_restart < n, "the transaction was complete before the kill; make it bigger"
+        stored = await _last_offset(kafka_bootstrap, offsets_topic, name)
+        second = _spawn(cmd)
+        procs.append(second)
+        await asyncio.to_thread(_wait_healthy, second, port)
+
+        async def complete() -> list[Any]:
+            got = await events()
+            return got if {p["after"]["id"] for p in got} == set(range(1, n + 1)) else []
+
+        got = await until(complete, 120, "every row of the transaction delivered")
+        await asyncio.sleep(1.0)
+        got = await events()
+        # nothing lost, and a duplicate is the same event again (same position, same place in the transaction)
+        by_id: dict[int, set[tuple[int, int]]] = {}
+        for p in got:
+            by_id.setdefault(p["after"]["id"], set()).add((p["source"]["lsn"], p["transaction"]["total_order"]))
+        assert sorted(by_id) == list(range(1, n + 1))
+        assert all(len(v) == 1 for v in by_id.values())
+        assert all(next(iter(v))[1] == i for i, v in by_id.items())
+        # only events after the last committed offset were written twice
+        counts = collections.Counter(p["after"]["id"] for p in got)
+        duplicated = [i for i, c in counts.items() if c > 1]
+        if duplicated:
+            assert stored is not None and stored.get("lsn") is not None
+            assert min(next(iter(by_id[i]))[0] for i in duplicated) > stored["lsn"]
+        tx_records = await cap.records(cap.topic("transaction"), 2, timeout=60)
+        assert [payload(r)["status"] for r in tx_records][-1] == "END"
+        assert payload(tx_records[-1])["event_count"] == n
+        second.send_signal(signal.SIGTERM)
+        assert await asyncio.to_thread(second.wait, 60) == 0
+    finally:
+        for proc in procs:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait(10)
+        await cap.client.aclose()
+        await drop_everything(name, kafka_bootstrap)
+
+
+async def _last_offset(kafka_bootstrap: str, offsets_topic: str, name: str) -> dict[str, Any] | None:
+    key = f'["{name}",{{"server":"{name}"}}]'.encode()
+    records = [r for r in await read_to_end({"bootstrap.servers": kafka_bootstrap}, offsets_topic) if r.key == key]
+    return orjson.loads(records[-1].value) if records and records[-1].value else None
