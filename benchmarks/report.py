@@ -67,6 +67,14 @@ METRICS: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "rss_idle": ("RSS idle, streaming (MB)", lambda r: _mb(dig(r, "stream", "rss_idle_kb"))),
     "rss_peak": ("RSS peak, stream run (MB)", lambda r: _mb(dig(r, "stream", "rss_peak_kb"))),
     "rss_snap": ("RSS peak, snapshot run (MB)", lambda r: _mb(dig(r, "snapshot", "rss_peak_kb"))),
+    "big_tx_rss": (
+        "RSS peak, one big transaction (MB)",
+        lambda r: _mb(dig(r, "stream", "big_transaction", "rss_peak_kb")),
+    ),
+    "big_tx_growth": (
+        "RSS growth during it (MB)",
+        lambda r: _mb(dig(r, "stream", "big_transaction", "rss_growth_kb")),
+    ),
     "first_event": ("Process start → first event (s)", lambda r: dig(r, "stream", "first_event_s")),
     "rest_ready": ("Process start → REST ready (s)", lambda r: dig(r, "stream", "rest_ready_s")),
 }

@@ -232,6 +232,29 @@ def throughput_phase(
     }
 
 
+def big_transaction_phase(
+    worker: Worker, conn: pgload.PgConn, table: str, topic: str, wm: kafkautil.Watermarks, ids: Any, rows: int
+) -> dict[str, Any]:
+    """One transaction of `rows` rows: the worker's RSS while it streams it, against its RSS before."""
+    pid = worker.pid()
+    assert pid is not None
+    start = wm.high(topic)
+    before = proc_memory_kb(pid)[0]
+    with RssSampler(pid) as rss, cpu_window(pid) as cpu:
+        t0 = time.monotonic()
+        pgload.insert_range(conn, table, ids.take(rows), rows)
+        insert_s = time.monotonic() - t0
+        wait_records(worker, topic, start + rows, wm, timeout=300 + rows / 1_000)
+    return {
+        "rows": rows,
+        "insert_s": round(insert_s, 3),
+        "rss_before_kb": before,
+        "rss_peak_kb": rss.peak_kb,
+        "rss_growth_kb": rss.peak_kb - before,
+        "events_per_s": round(rows / max(cpu["wall_s"] - insert_s, 1e-3), 1),
+    }
+
+
 def latency_phase(
     ctx: Context, worker: Worker, conn: pgload.PgConn, table: str, topic: str, wm: kafkautil.Watermarks, rate: int
 ) -> dict[str, Any]:
@@ -297,6 +320,10 @@ def stream_run(
                 rss, hwm = proc_memory_kb(pid)
                 result["rss_end_kb"] = rss
                 result["rss_peak_kb"] = max(hwm, result["throughput"]["rss_peak_during_kb"])
+                big = ctx.plan.size.big_txn_rows
+                if big and kind == "ours" and profile_to is None:
+                    log.info("%s %s: one transaction of %d rows", kind, _mode(schemas), big)
+                    result["big_transaction"] = big_transaction_phase(worker, conn, table, topic, wm, ctx.ids, big)
         finally:
             wm.close()
             conn.execute(sql.SQL("DROP TABLE IF EXISTS {}").format(sql.Identifier(table)))

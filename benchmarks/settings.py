@@ -24,6 +24,7 @@ class Size:
     idle_s: float = 3.0  # settle time before the idle RSS is read
     profile_rows: int = 0  # rows streamed under cProfile (0: same as stream_rows)
     debezium_default: bool = True  # whether Debezium runs unless asked otherwise
+    big_txn_rows: int = 0  # one transaction of this many rows: peak RSS must not grow with it (0: skipped)
 
     @property
     def rows_for_profile(self) -> int:
@@ -31,9 +32,24 @@ class Size:
 
 
 SIZES: dict[str, Size] = {
-    "smoke": Size("smoke", snapshot_rows=2_000, stream_rows=20_000, latency_s=2.0, idle_s=1.0, debezium_default=False),
-    "small": Size("small", snapshot_rows=200_000, stream_rows=200_000, latency_s=15.0),
-    "full": Size("full", snapshot_rows=5_000_000, stream_rows=2_000_000, latency_s=60.0, profile_rows=500_000),
+    "smoke": Size(
+        "smoke",
+        snapshot_rows=2_000,
+        stream_rows=20_000,
+        latency_s=2.0,
+        idle_s=1.0,
+        debezium_default=False,
+        big_txn_rows=40_000,
+    ),
+    "small": Size("small", snapshot_rows=200_000, stream_rows=200_000, latency_s=15.0, big_txn_rows=1_000_000),
+    "full": Size(
+        "full",
+        snapshot_rows=5_000_000,
+        stream_rows=2_000_000,
+        latency_s=60.0,
+        profile_rows=500_000,
+        big_txn_rows=10_000_000,
+    ),
 }
 
 

@@ -54,6 +54,9 @@ def test_bench_smoke(tmp_path: Path, kafka_bootstrap: str, pg_dsn: str) -> None:
             assert _positive(stream["first_event_s"])
             assert stream["rss_peak_kb"] >= stream["rss_idle_kb"] > 0
             assert _positive(snap["rows_per_s"]) and snap["rows"] == plan.size.snapshot_rows
+            if kind == "ours":
+                big = stream["big_transaction"]
+                assert big["rows"] == plan.size.big_txn_rows and big["rss_peak_kb"] >= big["rss_before_kb"] > 0
     # schemas on carries the schema in every value: bigger events
     ours = results["runs"]["ours"]
     on_bytes = ours["schemas_on"]["stream"]["throughput"]["avg_event_bytes"]
