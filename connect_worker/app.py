@@ -33,7 +33,6 @@ from connect_worker.runtime.worker_config import WorkerConfig
 from connect_worker.storage.configs import ConfigStore
 from connect_worker.storage.offsets import OffsetStore
 from connect_worker.storage.status import StatusStore
-from rest.app import create_admin_app, create_app
 from rest.security import BasicAuthMiddleware, BasicAuthSettings, basic_auth_settings, server_ssl_context
 from rest.server import ListenerSpec, RestServer
 
@@ -90,10 +89,24 @@ def _kafka_base(config: WorkerConfig) -> dict[str, Any]:
     return {"bootstrap.servers": config.bootstrap_servers}
 
 
-class Worker:
-    """One worker process: stores, herder and REST server, wired and run together."""
+def _load_plugins() -> PluginRegistry:
+    """The plug-ins and the REST application's modules: most of the start-up's imports, run in a thread while
+    the worker talks to Kafka (its waits release the GIL)."""
+    import rest.app  # noqa: F401 - FastAPI, imported here rather than on the critical path
 
-    def __init__(self, config: WorkerConfig, registry: PluginRegistry) -> None:
+    return PluginRegistry.from_entry_points()
+
+
+class Worker:
+    """One worker process: stores, herder and REST server, wired and run together.
+
+    Without a `registry`, the plug-ins are loaded by :meth:`start` while the internal topics are read, and the
+    herder and REST server exist from then on."""
+
+    herder: StandaloneHerder
+    rest: RestServer
+
+    def __init__(self, config: WorkerConfig, registry: PluginRegistry | None = None) -> None:
         self.config = config
         # key material and credentials first: a bad file stops the worker before any client is created
         self._security = _RestSecurity.from_config(config)
@@ -130,6 +143,17 @@ class Worker:
             partitions=config["status.storage.partitions"],
             replication_factor=rf("status.storage.replication.factor"),
         )
+        self.metrics = WorkerMetrics()
+        self.metrics.add_collector(ProcessCollector())
+        self._uninstall_redaction: Callable[[], None] | None = None
+        self._assembled = False
+        if registry is not None:
+            self._assemble(registry)
+
+    def _assemble(self, registry: PluginRegistry) -> None:
+        """The herder and the REST server, which need the plug-ins."""
+        config = self.config
+        base = _kafka_base(config)
         producer_overrides = librdkafka_config(config.prefixed("producer."))
 
         def producer_factory(client_id: str, connector_overrides: Mapping[str, str]) -> AsyncProducer:
@@ -147,7 +171,6 @@ class Worker:
         def transform_factory(connector_config: Mapping[str, str]) -> Any:
             return TransformationChain.from_config(connector_config, registry.transform_resolver).apply
 
-        self.metrics = WorkerMetrics()
         self.herder = StandaloneHerder(
             config=config,
             registry=registry,
@@ -161,13 +184,14 @@ class Worker:
             config_transformer=config.config_transformer,
             metrics=self.metrics,
         )
-        self.metrics.add_collector(ProcessCollector())
         self.metrics.add_collector(self.herder.metric_samples)
         self.rest = self._rest_server(config)
-        self._uninstall_redaction: Callable[[], None] | None = None
+        self._assembled = True
 
     def _rest_server(self, config: WorkerConfig) -> RestServer:
         """REST listeners (and `admin.listeners`), with TLS for https ones and basic auth when configured."""
+        from rest.app import create_admin_app, create_app
+
         security = self._security
         middleware = [Middleware(BasicAuthMiddleware, settings=security.auth)] if security.auth is not None else []
         separate_admin = config.admin_listeners is not None
@@ -191,6 +215,7 @@ class Worker:
     async def start(self) -> None:
         # log records pass through the secret redactor of the config providers from here on
         self._uninstall_redaction = install_redaction(self.config.config_transformer.redactor)
+        loading = None if self._assembled else asyncio.get_running_loop().run_in_executor(None, _load_plugins)
         try:
             try:
                 await self.admin.cluster_id()
@@ -199,17 +224,23 @@ class Worker:
             self.internal_producer.start()
             # the three internal topics are independent: read them to their ends at the same time
             await asyncio.gather(self.offsets.start(), self.configs.start(), self.statuses.start())
+            if loading is not None:
+                self._assemble(await loading)
             await self.rest.start()
             await self.herder.start()
         except BaseException:
+            if loading is not None and not loading.done():
+                with contextlib.suppress(BaseException):
+                    await loading
             self._uninstall_redaction()
             self._uninstall_redaction = None
             raise
 
     async def stop(self) -> None:
         log.info("worker stopping")
-        await self.herder.stop()
-        await self.rest.stop()
+        if self._assembled:
+            await self.herder.stop()
+            await self.rest.stop()
         await self.internal_producer.close(timeout=10)
         log.info("worker stopped")
         if self._uninstall_redaction is not None:
@@ -225,7 +256,7 @@ async def run(
 ) -> int:
     config = config if config is not None else WorkerConfig.from_properties(worker_properties)
     connectors = [load_connector_file(p) for p in connector_files]
-    worker = Worker(config, PluginRegistry.from_entry_points())
+    worker = Worker(config)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):

@@ -18,6 +18,7 @@ log = logging.getLogger(__name__)
 class TopicAdmin:
     def __init__(self, config: Mapping[str, Any]) -> None:
         self._admin = AdminClient(dict(config))
+        self._cluster_id: str | None = None
 
     async def _metadata(self, topic: str | None = None, timeout: float = 10.0) -> Any:
         try:
@@ -26,8 +27,11 @@ class TopicAdmin:
             raise RetriableError(f"Kafka metadata request failed: {e}") from e
 
     async def cluster_id(self) -> str | None:
-        md = await self._metadata()
-        return md.cluster_id  # type: ignore[no-any-return]
+        """The cluster's id, asked once: a client stays with the cluster it bootstrapped into."""
+        if self._cluster_id is None:
+            md = await self._metadata()
+            self._cluster_id = md.cluster_id
+        return self._cluster_id
 
     async def partition_count(self, topic: str) -> int | None:
         md = await self._metadata(topic)

@@ -31,7 +31,6 @@ from connectors.postgres.config import (
     SnapshotQueryMode,
     conninfo,
 )
-from connectors.postgres.decoderbufs_adapter import DecoderbufsAdapter
 from connectors.postgres.lsn import Lsn
 from connectors.postgres.messages import message_record
 from connectors.postgres.offsets import StoredPosition, snapshot_offset
@@ -550,11 +549,11 @@ class PostgresConnectorTask(SourceTask):
             initial_offset=initial_offset,
             heartbeat=self._heartbeat if heartbeat_s > 0 else None,
         )
-        adapter = (
-            DecoderbufsAdapter(captured=self._captured, identity_columns=self._identity_columns)
-            if config.plugin_name is LogicalDecoder.DECODERBUFS
-            else None
-        )
+        adapter = None
+        if config.plugin_name is LogicalDecoder.DECODERBUFS:
+            from connectors.postgres.decoderbufs_adapter import DecoderbufsAdapter  # protobuf: only when used
+
+            adapter = DecoderbufsAdapter(captured=self._captured, identity_columns=self._identity_columns)
         streamed = StreamedTransactions() if getattr(plugin, "streaming", False) else None
         log.info("streaming from slot %s at %s", config.slot_name, lsn)
         wait = min(heartbeat_s, 1.0) if heartbeat_s > 0 else 1.0

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Protocol, TypeVar
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from connect_worker.api.errors import ConfigError
 from connectors.postgres.protocol.commands import quote_identifier_list
-from connectors.postgres.protocol.decoderbufs import DecoderbufsMessage, decode_row_message
+
+if TYPE_CHECKING:
+    from connectors.postgres.protocol.decoderbufs import DecoderbufsMessage
 from connectors.postgres.protocol.pgoutput import PgOutputDecoder, PgOutputMessage
 
 __all__ = ["DecoderbufsPlugin", "OutputPlugin", "PayloadDecoder", "PgOutputPlugin"]
@@ -95,4 +97,7 @@ class DecoderbufsPlugin:
         return list(self.extra_options)
 
     def new_decoder(self) -> Callable[[memoryview | bytes], DecoderbufsMessage]:
+        # protobuf is imported only by connectors that use decoderbufs (it costs start-up time)
+        from connectors.postgres.protocol.decoderbufs import decode_row_message
+
         return decode_row_message
