@@ -483,7 +483,7 @@ async def test_lsn_flush_mode_connector_and_driver_advances_an_idle_slot_through
             restart = await cap.scalar(
                 "SELECT restart_lsn - '0/0'::pg_lsn FROM pg_replication_slots WHERE slot_name = %s", (cap.name,)
             )
-            return int(restart) > first
+            return bool(int(restart) > int(first))
 
         await until(restart_moved, 20, "restart_lsn past the first change")
         # the start-up check (restart_lsn <= stored lsn_proc) passes, and nothing is lost or repeated
