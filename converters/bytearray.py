@@ -3,12 +3,27 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Final
 
+from connect_worker.api.config import ConfigDef, ConfigKey, ConfigType, Importance, one_of
 from connect_worker.api.converter import Converter, HeaderConverter
 from connect_worker.api.errors import DataError
 from connect_worker.api.record import Header, SchemaAndValue
 from connect_worker.api.schema import OPTIONAL_BYTES_SCHEMA, Schema, Type
+from converters import KAFKA_VERSION
+
+# Kafka's ConverterConfig: only converter.type (the bytes need no settings).
+CONFIG_DEF: Final = ConfigDef(
+    [
+        ConfigKey(
+            "converter.type",
+            ConfigType.STRING,
+            validator=one_of("key", "value", "header"),
+            importance=Importance.LOW,
+            documentation="How this converter will be used.",
+        )
+    ]
+)
 
 
 class ByteArrayConverter(Converter, HeaderConverter):
@@ -16,6 +31,11 @@ class ByteArrayConverter(Converter, HeaderConverter):
 
     class_name = "org.apache.kafka.connect.converters.ByteArrayConverter"
     aliases = ("ByteArrayConverter",)
+    plugin_version = KAFKA_VERSION
+
+    @classmethod
+    def config_def(cls) -> ConfigDef:
+        return CONFIG_DEF
 
     def configure(self, configs: Mapping[str, Any], is_key: bool | None = None) -> None:
         pass

@@ -52,6 +52,7 @@ from connect_worker.api.schema import (
     Type,
 )
 from connect_worker.api.struct import Struct
+from converters import KAFKA_VERSION
 
 SCHEMAS_ENABLE: Final = "schemas.enable"
 SCHEMAS_CACHE_SIZE: Final = "schemas.cache.size"
@@ -942,6 +943,7 @@ class JsonConverter(Converter, HeaderConverter):
 
     class_name = "org.apache.kafka.connect.json.JsonConverter"
     aliases = ("JsonConverter",)
+    plugin_version = KAFKA_VERSION
 
     def __init__(self) -> None:
         self.schemas_enabled = True

@@ -48,6 +48,7 @@ from connect_worker.api.schema import (
     timestamp_schema,
 )
 from connect_worker.api.struct import Struct
+from converters import KAFKA_VERSION
 
 MILLIS_PER_DAY: Final = 86_400_000
 _EPOCH: Final = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
@@ -371,6 +372,7 @@ class SimpleHeaderConverter(HeaderConverter):
 
     class_name = "org.apache.kafka.connect.storage.SimpleHeaderConverter"
     aliases = ("SimpleHeaderConverter",)
+    plugin_version = KAFKA_VERSION
 
     def configure(self, configs: Mapping[str, Any]) -> None:
         pass

@@ -12,6 +12,7 @@ from connect_worker.api.errors import DataError
 from connect_worker.api.javacompat import java_double_to_string
 from connect_worker.api.record import Header, SchemaAndValue
 from connect_worker.api.schema import OPTIONAL_STRING_SCHEMA, Schema
+from converters import KAFKA_VERSION
 
 ENCODING: Final = "converter.encoding"
 CONVERTER_TYPE: Final = "converter.type"
@@ -36,12 +37,10 @@ CONFIG_DEF: Final = ConfigDef(
         ConfigKey(
             ENCODING,
             ConfigType.STRING,
-            "UTF8",
+            "UTF-8",
             validator=_valid_encoding,
             importance=Importance.HIGH,
             documentation="The name of the Java character set to use for encoding strings as byte arrays.",
-            group="Converter",
-            order_in_group=0,
             width=Width.MEDIUM,
             display_name="Encoding",
         ),
@@ -65,6 +64,7 @@ class StringConverter(Converter, HeaderConverter):
 
     class_name = "org.apache.kafka.connect.storage.StringConverter"
     aliases = ("StringConverter",)
+    plugin_version = KAFKA_VERSION
 
     def __init__(self) -> None:
         self._encoding = "utf-8"

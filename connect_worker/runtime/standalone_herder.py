@@ -119,7 +119,9 @@ def _masked(
         ConfigInfo(None, ConfigValueInfo(name, raw.get(name), (), tuple(errs), True)) for name, errs in pending.items()
     ]
     all_configs = tuple(extra + configs)
-    return dataclasses.replace(infos, configs=all_configs, error_count=sum(len(c.value.errors) for c in all_configs))
+    # Connect's count (a converter key's errors count once) plus one per unresolved placeholder
+    added = sum(len(errs) for errs in errors.values())
+    return dataclasses.replace(infos, configs=all_configs, error_count=infos.error_count + added)
 
 
 class StandaloneHerder(Herder):
@@ -431,11 +433,24 @@ class StandaloneHerder(Herder):
             raise BadRequestError(str(e)) from e
         # the REST layer checks that the path's {plugin} matches connector.class
         if not self._transformer:
-            return await validate_connector_config(self._registry, cls, config, class_value=class_value)
+            return await validate_connector_config(
+                self._registry, cls, config, class_value=class_value, **self._worker_view()
+            )
         # Connect validates the resolved config; what is answered shows the placeholders, never a secret
         result = self._transformer.transform(config)
-        infos = await validate_connector_config(self._registry, cls, result.data, class_value=class_value)
+        infos = await validate_connector_config(
+            self._registry, cls, result.data, class_value=class_value, **self._worker_view()
+        )
         return _masked(infos, config, result.errors, self._redact)
+
+    def _worker_view(self) -> dict[str, Any]:
+        """What validation needs of the worker: its converters (the defaults shown for the connector's converter
+        keys) and whether exactly-once source support is on."""
+        config = self._config
+        return {
+            "worker_converters": {k: str(config[k]) for k in ("key.converter", "value.converter", "header.converter")},
+            "exactly_once_source": str(config["exactly.once.source.support"]).lower() == "enabled",
+        }
 
     async def put_connector_config(
         self,

@@ -37,6 +37,14 @@ _CONFIG = ConfigDef(
             importance=Importance.MEDIUM,
             documentation="Name of the field to extract (a dotted path with field.syntax.version=V2).",
         ),
+        # Kafka's order: field, replace.null.with.default, field.syntax.version
+        ConfigKey(
+            "replace.null.with.default",
+            ConfigType.BOOLEAN,
+            True,
+            importance=Importance.MEDIUM,
+            documentation="Return a null field that has a default value as that default.",
+        ),
         ConfigKey(
             "field.syntax.version",
             ConfigType.STRING,
@@ -45,13 +53,6 @@ _CONFIG = ConfigDef(
             importance=Importance.HIGH,
             documentation="V1: field names are taken literally. V2: dots separate nested field names; "
             "backticks quote a name containing dots.",
-        ),
-        ConfigKey(
-            "replace.null.with.default",
-            ConfigType.BOOLEAN,
-            True,
-            importance=Importance.MEDIUM,
-            documentation="Return a null field that has a default value as that default.",
         ),
     ]
 )

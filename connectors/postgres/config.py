@@ -613,6 +613,10 @@ _EXTRA: Final[list[_KeyRow]] = [
 # fmt: on
 
 
+#: Keys Debezium's ConfigDef declares as depending on another (shown in ConfigKeyInfo.dependents).
+_DEPENDENTS: Final[dict[str, tuple[str, ...]]] = {"schema.include.list": ("table.include.list",)}
+
+
 def _build_def() -> ConfigDef:
     cdef = ConfigDef()
     for group, rows in (("Postgres", _POSTGRES), ("Connector", _CONNECTOR), ("Events", _EVENTS)):
@@ -632,6 +636,7 @@ def _build_def() -> ConfigDef:
                     order_in_group=order,
                     width=width,
                     display_name=display,
+                    dependents=_DEPENDENTS.get(name, ()),
                 )
             )
     for name, ctype, default, importance, width, display, doc in _EXTRA:
@@ -1060,7 +1065,22 @@ def validate_props(props: Mapping[str, Any]) -> dict[str, ConfigValue]:
     outcome = _validate(props)
     for warning in outcome.warnings:
         log.warning("%s", warning)
+    _shape_as_debezium(outcome.values)
     return outcome.values
+
+
+def _shape_as_debezium(values: Mapping[str, ConfigValue]) -> None:
+    """What Debezium 3.6.3's validate() answers for its own keys (captured in tests/differential/golden): no
+    value, the enum keys' values as recommendations (in its order), and schema.exclude.list invisible (its
+    field has an invisible recommender)."""
+    for key in POSTGRES_CONFIG_DEF.keys:
+        cv = values.get(key.name)
+        if cv is None:
+            continue
+        cv.value = None
+        cv.recommended_values = list(_ENUMS.get(key.name, ()))
+        if key.name == "schema.exclude.list":
+            cv.visible = False
 
 
 # -- the typed config -------------------------------------------------------------------------------------------------

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
-from connect_worker.api.config import ConfigDef, ConfigKey, ConfigType, Importance, at_least, one_of
+from connect_worker.api.config import ConfigDef, ConfigKey, ConfigType, Importance, Width, at_least, one_of
 from connect_worker.api.errors import ConfigError
 from connect_worker.api.record import SourceRecord
 from connect_worker.api.schema import STRING_SCHEMA, Schema, Type
@@ -27,20 +27,30 @@ from connect_worker.transforms.debezium._envelope import (
 
 _PURPOSE = "Updating schema"
 
+# Types, widths, labels and order as Debezium 3.6.3's ByLogicalTableRouter.config() declares them (no group, each
+# numbered 1); key.field.name and schema.name.adjustment.mode are read but not listed there (internal here).
 _CONFIG = ConfigDef(
     [
         ConfigKey(
             "topic.regex",
             ConfigType.STRING,
+            None,
             validator=regex_validator,
             importance=Importance.LOW,
             documentation="Java regex the original topic name must fully match; its groups feed topic.replacement.",
+            order_in_group=1,
+            width=Width.LONG,
+            display_name="Topic regex",
         ),
         ConfigKey(
             "topic.replacement",
             ConfigType.STRING,
+            None,
             importance=Importance.LOW,
             documentation="Name of the logical table's topic; $1… refer to topic.regex groups.",
+            order_in_group=1,
+            width=Width.LONG,
+            display_name="Topic replacement",
         ),
         ConfigKey(
             "key.enforce.uniqueness",
@@ -49,6 +59,9 @@ _CONFIG = ConfigDef(
             importance=Importance.LOW,
             documentation="Add a key field naming the physical table, so rows of different tables with the "
             "same primary key stay distinct. Turn off only when keys are unique across the tables.",
+            order_in_group=1,
+            width=Width.SHORT,
+            display_name="Add source topic name into key",
         ),
         ConfigKey(
             "key.field.regex",
@@ -58,6 +71,9 @@ _CONFIG = ConfigDef(
             importance=Importance.LOW,
             documentation="Java regex on the original topic that derives the physical table identifier; "
             "without it the identifier is the original topic name.",
+            order_in_group=1,
+            width=Width.LONG,
+            display_name="Key field regex",
         ),
         ConfigKey(
             "key.field.name",
@@ -65,6 +81,7 @@ _CONFIG = ConfigDef(
             "__dbz__physicalTableIdentifier",
             importance=Importance.LOW,
             documentation="Name of the key field that holds the physical table identifier.",
+            internal=True,
         ),
         ConfigKey(
             "key.field.replacement",
@@ -73,6 +90,9 @@ _CONFIG = ConfigDef(
             importance=Importance.LOW,
             documentation="Replacement used with key.field.regex to build the identifier; required when "
             "key.field.regex is set.",
+            order_in_group=1,
+            width=Width.LONG,
+            display_name="Key field replacement",
         ),
         ConfigKey(
             "schema.name.adjustment.mode",
@@ -82,6 +102,7 @@ _CONFIG = ConfigDef(
             importance=Importance.LOW,
             documentation="How schema names derived from the new topic are made converter-safe: none, avro "
             "(invalid characters become _) or avro_unicode (they become _uXXXX).",
+            internal=True,
         ),
         ConfigKey(
             "logical.table.cache.size",
@@ -90,6 +111,9 @@ _CONFIG = ConfigDef(
             validator=at_least(1),
             importance=Importance.LOW,
             documentation="Entries kept in each of the caches of derived schemas and topic names.",
+            order_in_group=1,
+            width=Width.LONG,
+            display_name="Logical table cache size",
         ),
     ]
 )
@@ -145,6 +169,9 @@ class ByLogicalTableRouter(Transformation):
 
     def configure(self, configs: Mapping[str, Any]) -> None:
         cfg = _CONFIG.parse(configs)
+        for name in ("topic.regex", "topic.replacement"):  # optional in the ConfigDef (as Debezium's), needed here
+            if cfg[name] is None:
+                raise ConfigError(f'Missing required configuration "{name}" which has no default value.', name=name)
         self._topic_regex = compile_java_regex(cfg["topic.regex"])
         self._topic_replacement = Replacement(self._topic_regex, cfg["topic.replacement"])
         key_regex: str | None = cfg["key.field.regex"]

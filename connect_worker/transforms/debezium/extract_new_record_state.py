@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from connect_worker.api.config import ConfigDef, ConfigKey, ConfigType, Importance, one_of
+from connect_worker.api.config import ConfigDef, ConfigKey, ConfigType, Importance, Width, invalid
 from connect_worker.api.errors import ConfigError
 from connect_worker.api.record import Header, SourceRecord
 from connect_worker.api.schema import OPTIONAL_STRING_SCHEMA, STRING_SCHEMA, Schema, Type
@@ -62,20 +62,31 @@ _PURPOSE = "source field insertion"
 _TRANSACTION_FIELDS = frozenset({"id", "total_order", "data_collection_order"})
 _ENVELOPE_FIELDS = frozenset({OP, TS_MS, TS_US, TS_NS})
 
+_MODES = (DROP, TOMBSTONE, REWRITE_WITH_TOMBSTONE, REWRITE, DELETE_TO_TOMBSTONE)  # as Debezium lists them
+
+
+def _mode_validator(name: str, value: Any) -> None:
+    if value is None or str(value).strip().lower() not in _MODES:
+        raise invalid(name, value, "Value must be one of " + ", ".join(_MODES))
+
+
+# Keys, types, widths, labels and order as Debezium 3.6.3's ExtractNewRecordState.config() declares them (no
+# group, each numbered 1); documentation in our own words. replace.null.with.default is ours only (internal).
 _CONFIG = ConfigDef(
     [
         ConfigKey(
             "delete.tombstone.handling.mode",
             ConfigType.STRING,
             TOMBSTONE,
-            validator=one_of(
-                DROP, TOMBSTONE, REWRITE, REWRITE_WITH_TOMBSTONE, DELETE_TO_TOMBSTONE, case_sensitive=False
-            ),
+            validator=_mode_validator,
             importance=Importance.MEDIUM,
             documentation="What happens to delete events and tombstones: drop (both dropped), tombstone "
             "(delete becomes a null value, tombstone kept), rewrite (delete becomes the old row with "
             "__deleted=true, tombstone dropped), rewrite-with-tombstone (as rewrite, tombstone kept), "
             "delete-to-tombstone (delete becomes a tombstone, the original tombstone is dropped).",
+            order_in_group=1,
+            width=Width.MEDIUM,
+            display_name="Handle delete and tombstone records",
         ),
         ConfigKey(
             "route.by.field",
@@ -83,6 +94,9 @@ _CONFIG = ConfigDef(
             "",
             importance=Importance.LOW,
             documentation="A row column whose value becomes the topic name (read from `before` for deletes).",
+            order_in_group=1,
+            width=Width.LONG,
+            display_name="Route by field name",
         ),
         ConfigKey(
             "add.fields.prefix",
@@ -90,15 +104,21 @@ _CONFIG = ConfigDef(
             "__",
             importance=Importance.LOW,
             documentation="Prefix of the fields added by add.fields.",
+            order_in_group=1,
+            width=Width.SHORT,
+            display_name="Field prefix to be added to each field.",
         ),
         ConfigKey(
             "add.fields",
-            ConfigType.STRING,
-            "",
+            ConfigType.LIST,
+            (),
             importance=Importance.LOW,
             documentation="Comma list of envelope metadata to add as row fields: op, ts_ms, source fields "
             "(lsn, table, …), transaction fields (id, total_order, …), optionally qualified (source.ts_ms) "
             "and renamed (field:newName).",
+            order_in_group=1,
+            width=Width.LONG,
+            display_name="Adds the specified field(s) to the message if they exist.",
         ),
         ConfigKey(
             "add.headers.prefix",
@@ -106,14 +126,20 @@ _CONFIG = ConfigDef(
             "__",
             importance=Importance.LOW,
             documentation="Prefix of the headers added by add.headers.",
+            order_in_group=1,
+            width=Width.SHORT,
+            display_name="Header prefix to be added to each header.",
         ),
         ConfigKey(
             "add.headers",
-            ConfigType.STRING,
-            "",
+            ConfigType.LIST,
+            (),
             importance=Importance.LOW,
             documentation="Comma list of envelope metadata to add as headers (same syntax as add.fields); "
             "tombstones get an op header of d.",
+            order_in_group=1,
+            width=Width.LONG,
+            display_name="Adds the specified fields to the header if they exist.",
         ),
         ConfigKey(
             "drop.fields.header.name",
@@ -121,6 +147,9 @@ _CONFIG = ConfigDef(
             None,
             importance=Importance.LOW,
             documentation="A header holding a list of field names to remove from the row.",
+            order_in_group=1,
+            width=Width.SHORT,
+            display_name="Specifies a header that contains a list of field names to be removed",
         ),
         ConfigKey(
             "drop.fields.from.key",
@@ -128,6 +157,9 @@ _CONFIG = ConfigDef(
             False,
             importance=Importance.LOW,
             documentation="Remove the fields named by drop.fields.header.name from the key too.",
+            order_in_group=1,
+            width=Width.SHORT,
+            display_name="Specifies whether the fields to be dropped should also be omitted from the key",
         ),
         ConfigKey(
             "drop.fields.keep.schema.compatible",
@@ -136,6 +168,9 @@ _CONFIG = ConfigDef(
             importance=Importance.LOW,
             documentation="true: only optional fields are removed, so the schema stays compatible; "
             "false: every named field is removed.",
+            order_in_group=1,
+            width=Width.SHORT,
+            display_name="Specifies if fields are dropped, will the event's schemas be compatible",
         ),
         ConfigKey(
             "replace.null.with.default",
@@ -144,6 +179,7 @@ _CONFIG = ConfigDef(
             importance=Importance.LOW,
             documentation="When the row is rebuilt (added fields, __deleted, dropped fields), a null column "
             "that has a default value is written as that default.",
+            internal=True,
         ),
     ]
 )
@@ -232,8 +268,9 @@ class ExtractNewRecordState(Transformation):
         cfg = _CONFIG.parse(configs)
         self._mode: str = cfg["delete.tombstone.handling.mode"].lower()
         self._route_by: str | None = cfg["route.by.field"].strip() or None
-        self._fields = FieldReference.parse_list(cfg["add.fields.prefix"], cfg["add.fields"])
-        self._headers = FieldReference.parse_list(cfg["add.headers.prefix"], cfg["add.headers"])
+        # add.fields / add.headers are lists in the ConfigDef (as Debezium declares them); the parser reads text
+        self._fields = FieldReference.parse_list(cfg["add.fields.prefix"], ",".join(cfg["add.fields"]))
+        self._headers = FieldReference.parse_list(cfg["add.headers.prefix"], ",".join(cfg["add.headers"]))
         header_name: str | None = cfg["drop.fields.header.name"]
         self._drop_header = header_name.strip() if header_name and header_name.strip() else None
         self._drop_from_key: bool = cfg["drop.fields.from.key"]
