@@ -33,6 +33,7 @@ from connect_worker.api.config import ConfigDef, ConfigKey, ConfigType, Importan
 from connect_worker.api.converter import Converter, HeaderConverter
 from connect_worker.api.errors import DataError
 from connect_worker.api.javacompat import (
+    NEEDS_ESCAPE,
     jackson_quote,
     java_bigdecimal_to_string,
     java_double_to_string,
@@ -510,7 +511,7 @@ class JsonCodec:
             "DataError": DataError,
             "_int_repr": _int_repr,
             "_q": _quote_str,
-            "_QC": _QUOTED.get,
+            "_ns": NEEDS_ESCAPE.search,
             "_dbl": _dbl,
             "_b64": _b64,
             "_BOOL": _BOOL,
@@ -558,7 +559,8 @@ _INLINE: Final = {
     Type.INT16: "_int_repr({x})",
     Type.INT32: "_int_repr({x})",
     Type.INT64: "_int_repr({x})",
-    Type.STRING: "(_QC({x}) or _q({x}))",  # cached quoted form of a recurring short string, else quote
+    # a string with nothing to escape is quoted as is (one C-level search); the others take Jackson's rules
+    Type.STRING: "('\"' + {x} + '\"' if _ns({x}) is None else _q({x}))",
     Type.FLOAT64: "_dbl({x})",
     Type.BOOLEAN: "_BOOL[{x}]",
     Type.BYTES: "_b64({x})",

@@ -336,6 +336,8 @@ def java_bigdecimal_to_string(d: Decimal) -> str:
 
 # -- Jackson string escaping -------------------------------------------------------------------------
 _NEEDS_ESCAPE: Final = re.compile('[\x00-\x1f"\\\\\ud800-\udfff\U00010000-\U0010ffff]')
+#: Matches the characters Jackson writes escaped (a string without any is written between quotes as is).
+NEEDS_ESCAPE: Final = _NEEDS_ESCAPE
 _SHORT_ESCAPES: Final = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\f": "\\f", "\r": "\\r"}
 
 
