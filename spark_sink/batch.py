@@ -2,8 +2,9 @@
 
 Nothing is written before every table of the batch has been checked against its Delta table, so an incompatible
 schema change fails the batch (fail-fast) or dead-letters that table's events (default) without half-applying it.
-Each table's changes land in one MERGE (one Delta commit). A batch replayed after a crash re-applies harmlessly:
-the position guard skips what was already applied and the dead-letter append is idempotent per batch id.
+Each table's changes land in one MERGE (one Delta commit), plus one commit of its delete ledger when the batch
+deletes or truncates. A batch replayed after a crash re-applies harmlessly: the position guard and the delete ledger
+skip what was already applied, and the dead-letter append and the transaction state are idempotent per batch id.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from pyspark.sql import types as T
 
 from spark_sink.config import SinkConfig
 from spark_sink.decoding.base import ChangeEvent, DecodeFailure, Decoder, RawRecord, Skipped, TxMarker
-from spark_sink.delta import dead_letter, merge, scd2
+from spark_sink.delta import dead_letter, deletes, merge, scd2
 from spark_sink.delta.tables import (
     META_FIELDS,
     SOFT_FIELDS,
@@ -29,12 +30,14 @@ from spark_sink.delta.tables import (
     check_table,
     ensure_table,
     source_frame,
+    ts_from_ms,
 )
 from spark_sink.metrics import BatchMetrics, TableMetrics
 from spark_sink.planning import TablePlan, plan_batch
 from spark_sink.transactions import TransactionBuffer
 
 log = logging.getLogger("spark_sink")
+BATCH_END = "<batch end>"  # the `fault` hook's table name once everything of the batch is written
 SPARK_ERRORS = (PySparkException, Py4JError, IncompatibleTableError, ValueError, TypeError, OverflowError)
 
 
@@ -64,7 +67,7 @@ class BatchProcessor:
         self.config = config
         self.decoder = decoder
         self.clock = clock
-        self.fault = fault  # test hook: called before each table is applied
+        self.fault = fault  # test hook: called before each table is applied, and with BATCH_END at the end
         self.history: list[BatchMetrics] = []
         self.tx_buffer = TransactionBuffer(spark, config) if config.transaction_consistent else None
 
@@ -103,7 +106,7 @@ class BatchProcessor:
                 self._fail_fast(f"cannot decode {raw.topic}[{raw.partition}]@{raw.offset}: {decoded.reason}")
                 letters.append(dead_letter.DeadLetter(raw, self.config.table_name(raw.topic), "decode", decoded.reason))
         if self.tx_buffer is not None:
-            events, metrics.held = self.tx_buffer.release(batch_id, events, markers, self.decoder.decode)
+            events, metrics.held = self.tx_buffer.release(events, markers, self.decoder.decode)
         plan = plan_batch(events, self.config.table_name)
         for table, failed, reason in plan.failed:
             self._fail_fast(f"table {table}: {reason}")
@@ -115,6 +118,10 @@ class BatchProcessor:
         if letters:
             dead_letter.write(self.spark, self.config.dead_letter, self.config.query_name, batch_id, letters)
         metrics.dead_letters = len(letters)
+        if self.tx_buffer is not None:  # only now: a batch killed before this point is replayed from the old state
+            self.tx_buffer.commit(batch_id)
+        if self.fault is not None:
+            self.fault(batch_id, BATCH_END)
         now_ms = int(self.clock() * 1000)
         stamps = [t for t in (p.max_source_ts_ms for p in plan.tables) if t is not None]
         metrics.lag_ms = now_ms - max(stamps) if stamps else None
@@ -160,6 +167,12 @@ class BatchProcessor:
             prepared.append(_Prepared(plan, check, soft, history))
         return prepared
 
+    @staticmethod
+    def _key_fields(p: _Prepared) -> list[T.StructField]:
+        """The key columns as the table stores them (schemaless columns are cast to the table's type)."""
+        schema = p.check.data_schema
+        return [T.StructField(k, p.check.casts.get(k, schema[k].dataType), True) for k in p.plan.key_columns]
+
     def _apply(self, p: _Prepared, batch_id: int, letters: list[dead_letter.DeadLetter]) -> TableMetrics:
         plan = p.plan
         tm = TableMetrics(plan.table, events=len(plan.events), changes=len(plan.changes))
@@ -174,17 +187,24 @@ class BatchProcessor:
             if p.scd2:
                 counts = scd2.apply(self.spark, path, plan, p.check)
             else:
+                ledger = deletes.DeleteLedger(
+                    self.spark, self.config.delete_ledger_path(plan.table), self._key_fields(p)
+                )
                 if plan.truncate_at is not None:
                     truncate_event = max((e for e in plan.events if e.op == "t"), key=lambda e: e.position)
                     ts = truncate_event.source_ts_ms
                     ts_sql = "CAST(NULL AS TIMESTAMP)" if ts is None else f"timestamp_millis({ts})"
                     merge.truncate(self.spark, path, plan.truncate_at, ts_sql, p.soft)
+                    ledger.record_truncate(plan.truncate_at, ts_from_ms(ts))
                     tm.truncated = True
                 counts = merge.MergeCounts()
                 if plan.changes:
                     source = source_frame(self.spark, plan, p.check)
                     names = [f.name for f in p.check.data_schema.fields]
-                    counts = merge.merge(self.spark, path, source, names, plan.key_columns, p.soft)
+                    guarded = ledger.guard(source)
+                    counts = merge.merge(self.spark, path, guarded, names, plan.key_columns, p.soft)
+                    if not p.soft and any(e.op == "d" for e in plan.changes):
+                        ledger.record_deletes(source)
             tm.inserted, tm.updated, tm.deleted = counts.inserted, counts.updated, counts.deleted
         except SPARK_ERRORS as e:
             reason = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"

@@ -52,6 +52,11 @@ TRIGGER_RE = re.compile(r"^(available-now|once|processing-time=.+)$")
 _UNSAFE = re.compile(r"[^A-Za-z0-9_]")
 
 
+def join_path(base: str, *names: str) -> str:
+    """`base/name/…` for local paths and URIs alike (pathlib would fold `s3a://bucket` into `s3a:/bucket`)."""
+    return "/".join([base.rstrip("/"), *(n.strip("/") for n in names)])
+
+
 class ConfigError(ValueError):
     def __init__(self, problems: list[str]) -> None:
         super().__init__("invalid spark_sink configuration:\n  - " + "\n  - ".join(problems))
@@ -108,11 +113,15 @@ class SinkConfig:
         return _UNSAFE.sub("_", name)
 
     def table_path(self, table: str) -> str:
-        return str(Path(self.warehouse) / table)
+        return join_path(self.warehouse, table)
+
+    def delete_ledger_path(self, table: str) -> str:
+        """Where the hard-delete ledger of `table` lives (see spark_sink/delta/deletes.py)."""
+        return join_path(self.warehouse, "_cdc_deletes", table)
 
     @property
     def dead_letter(self) -> str:
-        return self.dead_letter_path or str(Path(self.warehouse) / "_dead_letter")
+        return self.dead_letter_path or join_path(self.warehouse, "_dead_letter")
 
     def options_for(self, table: str) -> TableConfig:
         """The effective per-table options (`tables` entries are keyed by topic or by table name)."""
@@ -289,4 +298,13 @@ def with_overrides(data: Mapping[str, Any], overrides: Mapping[str, Mapping[str,
     return merged
 
 
-__all__ = ["ConfigError", "SinkConfig", "TableConfig", "from_mapping", "load_file", "replace", "with_overrides"]
+__all__ = [
+    "ConfigError",
+    "SinkConfig",
+    "TableConfig",
+    "from_mapping",
+    "join_path",
+    "load_file",
+    "replace",
+    "with_overrides",
+]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -78,6 +79,15 @@ def subscribed_topics(config: SinkConfig) -> tuple[str, ...]:
     return topics
 
 
+def subscribed_pattern(config: SinkConfig) -> str | None:
+    """The topic pattern, widened to the transaction topic in transaction-consistent mode (Kafka matches the whole
+    name, as `re.fullmatch` does)."""
+    pattern, tx_topic = config.topic_pattern, config.transaction_topic
+    if not pattern or not config.transaction_consistent or not tx_topic or re.fullmatch(pattern, tx_topic):
+        return pattern
+    return f"(?:{pattern})|{re.escape(tx_topic)}"
+
+
 def start(spark: SparkSession, config: SinkConfig, processor: BatchProcessor | None = None) -> StreamingQuery:
     processor = processor or make_processor(spark, config)
     reader = (
@@ -88,7 +98,7 @@ def start(spark: SparkSession, config: SinkConfig, processor: BatchProcessor | N
         .option("includeHeaders", "false")
     )
     if config.topic_pattern:
-        reader = reader.option("subscribePattern", config.topic_pattern)
+        reader = reader.option("subscribePattern", subscribed_pattern(config))
     else:
         reader = reader.option("subscribe", ",".join(subscribed_topics(config)))
     if config.max_offsets_per_trigger:
@@ -111,7 +121,7 @@ def start(spark: SparkSession, config: SinkConfig, processor: BatchProcessor | N
     log.info(
         "started query %s: %s → %s (checkpoint %s, trigger %s)",
         config.query_name,
-        config.topic_pattern or ",".join(subscribed_topics(config)),
+        subscribed_pattern(config) or ",".join(subscribed_topics(config)),
         config.warehouse,
         config.checkpoint,
         config.trigger,

@@ -54,7 +54,7 @@ class ChangeEvent:
     carried: Mapping[str, SourcePosition] = field(default_factory=dict)
     source_ts_ms: int | None = None
     source_table: str | None = None  # "schema.table" of the source block
-    tx_id: str | None = None  # the txId part of the transaction id
+    tx_id: str | None = None  # the txId part of the `transaction` block's id (None: no transaction block)
     typed: bool = True  # False for schemaless JSON (types inferred)
 
     @property
@@ -84,6 +84,7 @@ class TxMarker:
     tx_id: str  # the txId part of "<txId>:<lsn>"
     event_count: int | None
     data_collections: Mapping[str, int] = field(default_factory=dict)
+    commit_lsn: int | None = None  # the LSN part of "<txId>:<lsn>" (PostgreSQL: monotonic in commit order)
 
 
 @dataclass(frozen=True)

@@ -178,9 +178,9 @@ class EnvelopeReader:
         transaction = payload.get("transaction") if isinstance(payload.get("transaction"), Mapping) else None
         ts = source.get("ts_ms") if source else None
         table = f"{source.get('schema')}.{source.get('table')}" if source and source.get("table") else None
+        # only the transaction block ties an event to an END record; `source.txId` alone (snapshot reads, metadata
+        # disabled) never gets one, so such events must not wait for it
         tx_id = str(transaction["id"]).split(":", 1)[0] if transaction and transaction.get("id") else None
-        if tx_id is None and source and source.get("txId") is not None:
-            tx_id = str(source["txId"])
         return ChangeEvent(
             raw=raw,
             op=op,
@@ -201,12 +201,14 @@ class EnvelopeReader:
             if isinstance(entry, Mapping) and entry.get("data_collection"):
                 collections[str(entry["data_collection"])] = int(entry.get("event_count") or 0)
         count = payload.get("event_count")
+        tx_id, _, lsn = str(payload["id"]).partition(":")
         return TxMarker(
             raw=raw,
             status=str(payload["status"]),
-            tx_id=str(payload["id"]).split(":", 1)[0],
+            tx_id=tx_id,
             event_count=int(count) if isinstance(count, int) else None,
             data_collections=collections,
+            commit_lsn=int(lsn) if lsn.isdigit() else None,
         )
 
 

@@ -68,8 +68,10 @@ def check_table(spark: SparkSession, path: str, plan: TablePlan, extra_fields: S
         raise IncompatibleTableError(
             f"table {path} lacks the sink columns {missing_meta} (created with another delete mode or not by this job)"
         )
+    sink_columns = RESERVED | {f.name for f in extra_fields}
+    has_data = any(name not in sink_columns for name in have)  # a truncate-only first batch creates no data columns
     for key in plan.key_columns:
-        if key not in have:
+        if key not in have and has_data:
             raise IncompatibleTableError(f"key column {key!r} is not in table {path}: the source key changed")
     problems = []
     for f in data_schema.fields:

@@ -130,3 +130,57 @@ class Table:
             "version": 2,
         }
         return json.dumps({"schema": schema, "payload": payload}).encode()
+
+
+TX_KEY_SCHEMA = {
+    "type": "struct",
+    "fields": [f("id", "string", False)],
+    "optional": False,
+    "name": "io.debezium.connector.common.TransactionMetadataKey",
+    "version": 1,
+}
+TX_VALUE_SCHEMA = {
+    "type": "struct",
+    "fields": [
+        f("status", "string", False),
+        f("id", "string", False),
+        f("event_count", "int64"),
+        f(
+            "data_collections",
+            "array",
+            True,
+            items={
+                "type": "struct",
+                "fields": [f("data_collection", "string", False), f("event_count", "int64", False)],
+                "optional": False,
+                "name": "event.collection",
+                "version": 1,
+            },
+        ),
+        f("ts_ms", "int64", False),
+    ],
+    "optional": False,
+    "name": "io.debezium.connector.common.TransactionMetadataValue",
+    "version": 1,
+}
+
+
+def tx_record(
+    status: str, tx_id: int, lsn: int, counts: dict[str, int] | None = None, ts_ms: int = 1_700_000_000_000
+) -> tuple[bytes, bytes]:
+    """A transaction-topic record (kafka-connect.md §4.4) as JsonConverter writes it: key and value. The id is
+    "<txId>:<lsn>" like PostgreSQL's; `counts` (schema.table → events) only on END."""
+    tx = f"{tx_id}:{lsn}"
+    collections = None
+    if status == "END":
+        counts = counts or {}
+        collections = [{"data_collection": c, "event_count": n} for c, n in counts.items()]
+    value = {
+        "status": status,
+        "id": tx,
+        "event_count": None if status == "BEGIN" else sum((counts or {}).values()),
+        "data_collections": collections,
+        "ts_ms": ts_ms,
+    }
+    key = json.dumps({"schema": TX_KEY_SCHEMA, "payload": {"id": tx}}).encode()
+    return key, json.dumps({"schema": TX_VALUE_SCHEMA, "payload": value}).encode()

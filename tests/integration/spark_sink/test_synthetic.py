@@ -14,11 +14,9 @@ from typing import Any
 import pytest
 
 from tests.integration.spark_sink.debezium_records import PLACEHOLDER, Table, decimal_b64, f
+from tests.integration.spark_sink.support import Kafka, rows, run_job
 
 pytestmark = [pytest.mark.integration, pytest.mark.spark]
-
-confluent_kafka = pytest.importorskip("confluent_kafka")
-from confluent_kafka.admin import AdminClient, NewTopic  # noqa: E402
 
 ITEM_FIELDS = [
     f("id", "int32", False),
@@ -84,40 +82,6 @@ def item(i: int, name: str, big: str = "big-1", **over: Any) -> dict[str, Any]:
     }
     row.update(over)
     return row
-
-
-class Kafka:
-    def __init__(self, bootstrap: str) -> None:
-        self.bootstrap = bootstrap
-        self.producer = confluent_kafka.Producer({"bootstrap.servers": bootstrap, "linger.ms": 5})
-
-    def create(self, topic: str, partitions: int = 1) -> None:
-        admin = AdminClient({"bootstrap.servers": self.bootstrap})
-        futures = admin.create_topics([NewTopic(topic, partitions, 1)])
-        for fut in futures.values():
-            fut.result(15)
-
-    def send(self, topic: str, key: bytes | None, value: bytes | None, partition: int = 0) -> None:
-        self.producer.produce(topic, key=key, value=value, partition=partition)
-
-    def flush(self) -> None:
-        assert self.producer.flush(15) == 0
-
-
-def rows(spark: Any, path: str, order: str = "id") -> list[dict[str, Any]]:
-    return [r.asDict() for r in spark.read.format("delta").load(path).orderBy(order).collect()]
-
-
-def run_job(spark: Any, config: Any, fault: Any = None) -> Any:
-    from spark_sink.job import make_processor, start
-
-    processor = make_processor(spark, config)
-    processor.fault = fault
-    query = start(spark, config, processor)
-    assert query.awaitTermination(120), "the available-now query did not finish in 120 s"
-    if query.exception() is not None:
-        raise RuntimeError(str(query.exception()))
-    return processor
 
 
 @pytest.fixture
@@ -250,7 +214,7 @@ def test_cdc_semantics_end_to_end_on_kafka(spark: Any, setup: dict[str, Any]) ->
     send(items, "r", 100, item(1, "a", big="big-0"))  # replayed snapshot row: older than the table's row
     send(items, "u", 600, item(1, "d", big=PLACEHOLDER))  # TOAST across batches: big-1 stays
     send(items, "r", 450, item(3, "resnapshot-older"), partition=1)  # older than lsn 500: ignored
-    send(items, "c", 150, item(2, "x"), partition=1)  # replay of a deleted key's insert (hard delete: see notes)
+    send(items, "c", 150, item(2, "x"), partition=1)  # a deleted key replayed with its delete
     send(items, "d", 250, item(2, "x"), partition=1)
     with_extra = [*ITEM_FIELDS, f("extra", "string")]
     send(items, "c", 700, {**item(4, "new"), "extra": "e"}, fields=with_extra)

@@ -169,6 +169,11 @@ def test_unparseable_records_fail_with_a_reason(value: bytes, reason: str) -> No
     assert isinstance(result, DecodeFailure) and reason in result.reason
 
 
+def test_only_the_transaction_block_ties_an_event_to_a_transaction() -> None:
+    result = decode(record(envelope("c", transaction=None), {"id": 2}))
+    assert isinstance(result, ChangeEvent) and result.tx_id is None  # source.txId alone never gets an END
+
+
 def test_keyless_change_cannot_be_merged() -> None:
     result = decode(record(envelope("c"), None))
     assert isinstance(result, DecodeFailure) and "no key" in result.reason
@@ -184,6 +189,7 @@ def test_transaction_topic_and_heartbeats() -> None:
     }
     marker = decode(RawRecord("dbserver1.transaction", 0, 0, b'{"id":"730:22183064"}', json.dumps(end).encode()))
     assert isinstance(marker, TxMarker) and marker.tx_id == "730" and marker.data_collections == {"public.customers": 3}
+    assert marker.commit_lsn == 22183064
     beat = decode(RawRecord("__debezium-heartbeat.dbserver1", 0, 0, b'{"serverName":"dbserver1"}', b'{"ts_ms":1}'))
     assert isinstance(beat, Skipped) and beat.reason == "heartbeat"
 

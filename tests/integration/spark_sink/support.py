@@ -1,0 +1,44 @@
+"""What the Spark sink's integration tests share: a Kafka producer on the real broker, reading a Delta table back,
+running the job once (available-now) on the test session's SparkSession."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import confluent_kafka
+from confluent_kafka.admin import AdminClient, NewTopic
+
+
+class Kafka:
+    def __init__(self, bootstrap: str) -> None:
+        self.bootstrap = bootstrap
+        self.producer = confluent_kafka.Producer({"bootstrap.servers": bootstrap, "linger.ms": 5})
+
+    def create(self, topic: str, partitions: int = 1) -> None:
+        admin = AdminClient({"bootstrap.servers": self.bootstrap})
+        futures = admin.create_topics([NewTopic(topic, partitions, 1)])
+        for fut in futures.values():
+            fut.result(15)
+
+    def send(self, topic: str, key: bytes | None, value: bytes | None, partition: int = 0) -> None:
+        self.producer.produce(topic, key=key, value=value, partition=partition)
+
+    def flush(self) -> None:
+        assert self.producer.flush(15) == 0
+
+
+def rows(spark: Any, path: str, order: str = "id") -> list[dict[str, Any]]:
+    return [r.asDict() for r in spark.read.format("delta").load(path).orderBy(order).collect()]
+
+
+def run_job(spark: Any, config: Any, fault: Any = None) -> Any:
+    """One available-now run of the query (a job start: a restart when the checkpoint already exists)."""
+    from spark_sink.job import make_processor, start
+
+    processor = make_processor(spark, config)
+    processor.fault = fault
+    query = start(spark, config, processor)
+    assert query.awaitTermination(120), "the available-now query did not finish in 120 s"
+    if query.exception() is not None:
+        raise RuntimeError(str(query.exception()))
+    return processor

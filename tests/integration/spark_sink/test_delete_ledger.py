@@ -1,0 +1,99 @@
+"""The delete ledger on a real local[2] Spark and real Kafka: after a hard delete or a truncate, a replayed older
+insert or update of the removed key stays out of the table, a newer one comes back in, and the ledger prunes the
+entries that the table's own position guard covers again."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.integration.spark_sink.debezium_records import Table, f
+from tests.integration.spark_sink.support import Kafka, rows, run_job
+
+pytestmark = [pytest.mark.integration, pytest.mark.spark]
+
+FIELDS = [f("id", "int32", False), f("v", "string")]
+
+
+def test_replayed_older_changes_do_not_revive_deleted_or_truncated_rows(
+    spark: Any, tmp_path: Path, unique_name: str, kafka_bootstrap: str
+) -> None:
+    from spark_sink.config import SinkConfig, TableConfig
+
+    hard = Table(unique_name, "public", "hard", FIELDS, ["id"])
+    trunc = Table(unique_name, "public", "trunc", FIELDS, ["id"])
+    soft = Table(unique_name, "public", "soft", FIELDS, ["id"])
+    kafka = Kafka(kafka_bootstrap)
+    for t in (hard, trunc, soft):
+        kafka.create(t.topic)
+    wh = tmp_path / "warehouse"
+    config = SinkConfig(
+        bootstrap_servers=kafka_bootstrap,
+        topic_pattern=f"{unique_name}\\.public\\..*",
+        warehouse=str(wh),
+        checkpoint=str(tmp_path / "checkpoint"),
+        table_name_template="{table}",
+        query_name=f"q_{unique_name}",
+        tables={soft.topic: TableConfig(delete_mode="soft")},
+    )
+
+    def send(tbl: Table, op: str, lsn: int, row_id: int, v: str = "") -> None:
+        row = {"id": row_id, "v": v}
+        after, before = (None, {"id": row_id}) if op == "d" else (row, None)
+        kafka.send(tbl.topic, tbl.key_bytes(row), tbl.value_bytes(op, lsn, after, before))
+        if op == "d":
+            kafka.send(tbl.topic, tbl.key_bytes(row), None)  # tombstone
+
+    def truncate(tbl: Table, lsn: int) -> None:
+        kafka.send(tbl.topic, None, tbl.value_bytes("t", lsn))
+
+    def table(tbl: Table) -> dict[int, tuple[str, bool | None]]:
+        got = [r.asDict() for r in spark.read.format("delta").load(str(wh / tbl.table)).collect()]
+        return {r["id"]: (r["v"], r.get("_deleted")) for r in got}  # a truncate-only batch creates no data columns
+
+    def ledger(tbl: Table) -> list[tuple[Any, int, bool]]:
+        got = rows(spark, str(wh / "_cdc_deletes" / tbl.table), "_cdc_lsn")
+        return [(r.get("id"), r["_cdc_lsn"], r["_cdc_truncate"]) for r in got]  # keyless after a truncate only
+
+    # batch 1: key 1 inserted and deleted in the same batch; keys 2 and 3 inserted; in `trunc` and `soft` an insert
+    # and a later truncate in the same batch (the plan drops the insert: no row ever carries its position)
+    send(hard, "c", 100, 1, "one")
+    send(hard, "d", 200, 1)
+    send(hard, "c", 110, 2, "two")
+    send(hard, "c", 120, 3, "three")
+    for t in (trunc, soft):
+        send(t, "c", 100, 1, "pre")
+        truncate(t, 200)
+    kafka.flush()
+    run_job(spark, config)
+    assert table(hard) == {2: ("two", None), 3: ("three", None)}
+    assert ledger(hard) == [(1, 200, False)]
+    assert table(trunc) == {} and table(soft) == {}
+
+    # batch 2: key 2 deleted; replays of key 1's insert and of an older update; replays of the truncated inserts
+    send(hard, "d", 210, 2)
+    send(hard, "c", 100, 1, "one")
+    send(hard, "u", 150, 1, "one-updated")
+    for t in (trunc, soft):
+        send(t, "c", 100, 1, "pre")
+    kafka.flush()
+    run_job(spark, config)
+    assert table(hard) == {3: ("three", None)}  # key 1 stays deleted
+    assert ledger(hard) == [(1, 200, False), (2, 210, False)]
+    assert table(trunc) == {} and table(soft) == {}
+    assert ledger(trunc) == [(None, 200, True)]
+
+    # batch 3: key 2's insert replayed (stays out); key 1 inserted anew (newer than its delete: comes back);
+    # key 3 deleted (its ledger MERGE also prunes key 1's entry, covered by the row again); newer truncated-table rows
+    send(hard, "c", 110, 2, "two")
+    send(hard, "c", 300, 1, "one-again")
+    send(hard, "d", 320, 3)
+    for t in (trunc, soft):
+        send(t, "c", 300, 1, "post")
+    kafka.flush()
+    run_job(spark, config)
+    assert table(hard) == {1: ("one-again", None)}
+    assert ledger(hard) == [(2, 210, False), (3, 320, False)]
+    assert table(trunc) == {1: ("post", None)} and table(soft) == {1: ("post", False)}
