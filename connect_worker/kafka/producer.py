@@ -66,13 +66,23 @@ def librdkafka_config(java_style: Mapping[str, Any]) -> dict[str, Any]:
 
 class AsyncProducer:
     def __init__(self, config: Mapping[str, Any], *, poll_interval: float = 0.005) -> None:
-        self._producer = Producer(dict(config))
+        conf = dict(config)
+        user_error_cb = conf.get("error_cb")
+        self._fatal: KafkaError | None = None
+
+        def on_error(err: KafkaError) -> None:
+            # a fatal error (idempotence lost, ...) stops every later produce; librdkafka reports it here
+            if err.fatal():
+                self._fatal = err
+            if user_error_cb is not None:
+                user_error_cb(err)
+
+        conf["error_cb"] = on_error
+        self._producer = Producer(conf)
         self._poll_interval = poll_interval
-        self._in_flight = 0
         self._wake = asyncio.Event()
         self._poller: asyncio.Task[None] | None = None
         self._closed = False
-        self._fatal: KafkaError | None = None
 
     # -- lifecycle --------------------------------------------------------------------------------
     def start(self) -> None:
@@ -92,7 +102,7 @@ class AsyncProducer:
 
     async def _poll_loop(self) -> None:
         while not self._closed:
-            if self._in_flight == 0:
+            if len(self._producer) == 0:
                 self._wake.clear()
                 await self._wake.wait()
                 continue
@@ -100,15 +110,6 @@ class AsyncProducer:
             await asyncio.sleep(self._poll_interval)
 
     # -- producing --------------------------------------------------------------------------------
-    def _wrap(self, cb: DeliveryCallback | None) -> Callable[[KafkaError | None, Message], None]:
-        def done(err: KafkaError | None, msg: Message) -> None:
-            self._in_flight -= 1
-            if err is not None and err.fatal():
-                self._fatal = err
-            if cb is not None:
-                cb(err, msg)
-
-        return done
 
     async def produce(
         self,
@@ -121,26 +122,30 @@ class AsyncProducer:
         timestamp: int | None = None,
         on_delivery: DeliveryCallback | None = None,
     ) -> None:
-        """Queue one message; waits (polling) while librdkafka's queue is full."""
+        """Queue one message; waits (polling) while librdkafka's queue is full. The delivery callback is handed
+        to librdkafka as is (no wrapper per message): the messages in flight are librdkafka's own count."""
         if self._fatal is not None:
             raise KafkaException(self._fatal)
-        kwargs: dict[str, Any] = {"on_delivery": self._wrap(on_delivery)}
-        if partition is not None:
-            kwargs["partition"] = partition
-        if headers:
-            kwargs["headers"] = list(headers)
-        if timestamp is not None:
-            kwargs["timestamp"] = timestamp
+        produce = self._producer.produce
         while True:
             try:
-                self._producer.produce(topic, value, key, **kwargs)
+                produce(
+                    topic,
+                    value,
+                    key,
+                    partition=-1 if partition is None else partition,
+                    on_delivery=on_delivery,
+                    timestamp=0 if timestamp is None else timestamp,
+                    # a list is handed over as is (librdkafka copies it): the source task's is shared
+                    headers=(headers if headers.__class__ is list else list(headers)) if headers else None,
+                )
                 break
             except BufferError:
                 self._producer.poll(0)
                 await asyncio.sleep(self._poll_interval)
-        self._in_flight += 1
-        if self._in_flight == 1:
-            self._wake.set()
+        wake = self._wake
+        if not wake.is_set():
+            wake.set()
 
     async def send(
         self,
@@ -171,7 +176,8 @@ class AsyncProducer:
 
     @property
     def in_flight(self) -> int:
-        return self._in_flight
+        """Messages queued, in flight, or whose delivery report was not served yet (librdkafka's count)."""
+        return len(self._producer)
 
     async def flush(self, timeout: float) -> int:
         """Wait until every queued message is acknowledged or `timeout` s passed; returns what is left."""
@@ -179,11 +185,11 @@ class AsyncProducer:
         deadline = loop.time() + timeout
         while True:
             self._producer.poll(0)
-            left = len(self._producer)
-            if left == 0 and self._in_flight == 0:
+            left = len(self._producer)  # includes delivery reports not served yet
+            if left == 0:
                 return 0
             if loop.time() >= deadline:
-                return max(left, self._in_flight)
+                return left
             await asyncio.sleep(self._poll_interval)
 
 
