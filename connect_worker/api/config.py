@@ -330,13 +330,19 @@ class ConfigDef:
                     key.validator(key.name, cv.value)
                 except ConfigError as e:
                     cv.errors.append(str(e))
-        for key in self._keys.values():
-            if key.recommender is not None:
-                try:
-                    results[key.name].recommended_values = key.recommender(key.name, parsed)
-                except ConfigError as e:
-                    results[key.name].errors.append(str(e))
+        recommend(self._keys.values(), results, parsed)
         return results
+
+
+def recommend(keys: Iterable[ConfigKey], results: Mapping[str, ConfigValue], parsed: Mapping[str, Any]) -> None:
+    """Fill each key's recommended values from its recommender (given every parsed value), as ConfigDef does
+    after validating; a recommender's ConfigError becomes an error of its key."""
+    for key in keys:
+        if key.recommender is not None:
+            try:
+                results[key.name].recommended_values = key.recommender(key.name, parsed)
+            except ConfigError as e:
+                results[key.name].errors.append(str(e))
 
 
 def error_count(values: Mapping[str, ConfigValue]) -> int:

@@ -22,7 +22,14 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Final
 
 from connect_worker.api import ConfigValue, PluginType, SourceConnector
-from connect_worker.api.config import ConfigKey, ConfigType, non_empty_string, parse_value, to_config_string
+from connect_worker.api.config import (
+    ConfigKey,
+    ConfigType,
+    non_empty_string,
+    parse_value,
+    recommend,
+    to_config_string,
+)
 from connect_worker.api.errors import ConfigError
 from connect_worker.runtime.connector_config import (
     BASE_GROUPS,
@@ -96,12 +103,7 @@ def validate_keys(keys: Iterable[ConfigKey], props: Mapping[str, Any]) -> dict[s
             except (TypeError, ValueError, AttributeError):  # a validator not written for null: nothing to add
                 pass
         cv.value = parsed[key.name] = value
-    for key in keys:
-        if key.recommender is not None:
-            try:
-                results[key.name].recommended_values = key.recommender(key.name, parsed)
-            except ConfigError as e:
-                results[key.name].errors.append(str(e))
+    recommend(keys, results, parsed)
     return results
 
 
