@@ -72,6 +72,11 @@ _JACKSON_WORDS: Final = {
 
 def parse_json(raw: bytes) -> Any:
     """The body as JSON (numbers as JsonNumber), None for an empty body; RestError 500 when malformed."""
+    return parse_json_located(raw)[0]
+
+
+def parse_json_located(raw: bytes) -> tuple[Any, str]:
+    """:func:`parse_json`, with Jackson's location text for the end of the value (`line: L, column: C`)."""
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as e:
@@ -79,14 +84,34 @@ def parse_json(raw: bytes) -> Any:
         raise RestError(500, f"Invalid UTF-8 start byte 0x{byte:02x}\n at {_SOURCE}]") from None
     start = len(text) - len(text.lstrip(" \t\r\n"))
     if start == len(text):
-        return None
+        return None, ""
     try:
-        value, _end = _DECODER.raw_decode(text, start)
+        value, end = _DECODER.raw_decode(text, start)
     except json.JSONDecodeError as e:
         raise RestError(500, _jackson_parse_message(e)) from None
     except ValueError as e:
         raise RestError(500, f"{e}\n at {_SOURCE}]") from None
-    return value
+    line = text.count("\n", 0, end) + 1
+    column = end - text.rfind("\n", 0, end)
+    return value, f"line: {line}, column: {column}"
+
+
+#: CreateConnectorRequest's properties, as Jackson lists them when it meets another one.
+_CREATE_PROPERTIES: Final = ("config", "name", "initial_state")
+
+
+def _reject_unknown_fields(body: Mapping[str, Any], where: str) -> None:
+    """Jackson's UnrecognizedPropertyException for CreateConnectorRequest (Connect answers it with 500). The
+    request is bound through its creator, so Jackson reports it at the end of the object."""
+    for name in body:
+        if name not in _CREATE_PROPERTIES:
+            known = ", ".join(f'"{p}"' for p in _CREATE_PROPERTIES)
+            raise RestError(
+                500,
+                f'Unrecognized field "{name}" (class {CREATE_REQUEST}), not marked as ignorable '
+                f"({len(_CREATE_PROPERTIES)} known properties: {known})\n at {_SOURCE}; {where}]"
+                f"{_chain_text(((CREATE_REQUEST, name),))}",
+            )
 
 
 def _jackson_parse_message(e: json.JSONDecodeError) -> str:
@@ -191,12 +216,14 @@ def java_trim(text: str) -> str:
     return text[start:end]
 
 
-def create_request(body: Any) -> CreateConnectorRequest:
-    """POST /connectors: {"name": …, "config": {…}, "initial_state": …}. Unknown fields are ignored."""
+def create_request(body: Any, where: str = "") -> CreateConnectorRequest:
+    """POST /connectors: {"name": …, "config": {…}, "initial_state": …}; another field fails as in Connect.
+    `where` is Jackson's location of the end of the body (parse_json_located)."""
     if body is None:
         raise RestError(400, NO_CONFIG)
     if not isinstance(body, dict):
         raise mismatch(CREATE_REQUEST, body)
+    _reject_unknown_fields(body, where)
     name = string_value(body.get("name"), ((CREATE_REQUEST, "name"),))
     raw_config = body.get("config")
     config = None

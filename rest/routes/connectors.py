@@ -91,7 +91,8 @@ class ConnectorsResource:
         return json_response(out)
 
     async def create_connector(self, request: Request) -> Response:
-        req = dto.create_request(await read_json(request))
+        body, where = dto.parse_json_located(await request.body())
+        req = dto.create_request(body, where)
         config = dto.put_connector_name(req.name, req.config)
         _created, info = await self.herder.put_connector_config(
             req.name, config, allow_replace=False, initial_state=req.initial_state

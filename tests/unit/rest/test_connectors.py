@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import httpx
 
 from connect_worker.runtime.herder import TargetState
@@ -74,6 +76,27 @@ async def test_create_with_bogus_initial_state_is_500_like_jackson(client: httpx
         "problem: No enum constant "
         "org.apache.kafka.connect.runtime.rest.entities.CreateConnectorRequest.InitialState.BOGUS"
     )
+
+
+async def test_create_with_an_unknown_field_is_500_like_jackson(
+    client: httpx.AsyncClient, herder: MemoryHerder
+) -> None:
+    """Captured from real Kafka Connect 4.3.1 (a 763-character body ending in `, "bogus": 1}`): Jackson binds the
+    request through its creator and reports the unknown property at the end of the object."""
+    body = {"name": "u1", "config": FS_CONFIG, "bogus": 1}
+    text = json.dumps(body)
+    response = await client.post("/connectors", content=text.encode(), headers={"Content-Type": "application/json"})
+
+    status, message = error(response)
+    assert status == 500
+    assert message == (
+        'Unrecognized field "bogus" (class org.apache.kafka.connect.runtime.rest.entities.CreateConnectorRequest), '
+        'not marked as ignorable (3 known properties: "config", "name", "initial_state")\n'
+        " at [Source: REDACTED (`StreamReadFeature.INCLUDE_SOURCE_IN_LOCATION` disabled); "
+        f"line: 1, column: {len(text) + 1}] "
+        '(through reference chain: org.apache.kafka.connect.runtime.rest.entities.CreateConnectorRequest["bogus"])'
+    )
+    assert not any(call[0] == "put" for call in herder.calls)
 
 
 async def test_create_existing_name_is_409(client: httpx.AsyncClient) -> None:
