@@ -176,13 +176,14 @@ def string_map(value: Any, chain: Chain = (), *, java_type: str = CONFIG_MAP) ->
     return {k: string_value(v, (*chain, (_LINKED_HASH_MAP, k))) for k, v in value.items()}
 
 
-def config_map(body: Any) -> dict[str, str] | None:
+def config_map(body: Any) -> dict[str, str | None] | None:
     """A flat connector config body (PUT …/config, validate). None when the body was empty.
 
-    Keys whose value is JSON null are dropped: the Herder's configs hold strings only."""
+    A key whose value is JSON null is kept with null, as Connect stores and answers it; for the connector it is
+    unset."""
     if body is None:
         return None
-    return {k: v for k, v in string_map(body).items() if v is not None}
+    return string_map(body)
 
 
 def config_patch(body: Any) -> dict[str, str | None] | None:
@@ -195,7 +196,7 @@ def config_patch(body: Any) -> dict[str, str | None] | None:
 @dataclasses.dataclass(frozen=True, slots=True)
 class CreateConnectorRequest:
     name: str
-    config: dict[str, str]
+    config: dict[str, str | None]
     initial_state: TargetState | None
 
 
@@ -228,7 +229,7 @@ def create_request(body: Any, where: str = "") -> CreateConnectorRequest:
     raw_config = body.get("config")
     config = None
     if raw_config is not None:
-        config = {k: v for k, v in string_map(raw_config, ((CREATE_REQUEST, "config"),)).items() if v is not None}
+        config = string_map(raw_config, ((CREATE_REQUEST, "config"),))
     initial_state = None
     raw_state = string_value(body.get("initial_state"), ((CREATE_REQUEST, "initial_state"),))
     if raw_state is not None:
@@ -245,7 +246,7 @@ def create_request(body: Any, where: str = "") -> CreateConnectorRequest:
     return CreateConnectorRequest("" if name is None else java_trim(name), config, initial_state)
 
 
-def put_connector_name(name: str, config: dict[str, str]) -> dict[str, str]:
+def put_connector_name(name: str, config: dict[str, str | None]) -> dict[str, str | None]:
     """Connect's checkAndPutConnectorConfigName: `name` in the config must match, else it is added."""
     included = config.get("name")
     if included is not None:

@@ -47,7 +47,7 @@ class ConnectorTaskId:
 @dataclasses.dataclass(frozen=True, slots=True)
 class ConnectorInfo:
     name: str
-    config: Mapping[str, str]
+    config: Mapping[str, str | None]  # a key sent with JSON null keeps it, as in Connect
     tasks: tuple[ConnectorTaskId, ...]
     type: str  # "source" | "sink" | "unknown"
 
@@ -261,7 +261,7 @@ class Herder(abc.ABC):
     async def connector_info(self, name: str) -> ConnectorInfo: ...
 
     @abc.abstractmethod
-    async def connector_config(self, name: str) -> dict[str, str]: ...
+    async def connector_config(self, name: str) -> dict[str, str | None]: ...
 
     @abc.abstractmethod
     async def connector_status(self, name: str) -> ConnectorStateInfo: ...
@@ -270,7 +270,7 @@ class Herder(abc.ABC):
     async def put_connector_config(
         self,
         name: str,
-        config: Mapping[str, str],
+        config: Mapping[str, str | None],
         *,
         allow_replace: bool,
         initial_state: TargetState | None = None,
@@ -334,7 +334,7 @@ class Herder(abc.ABC):
     def plugin_config(self, plugin: str) -> list[ConfigKeyInfo]: ...
 
     @abc.abstractmethod
-    async def validate_connector_config(self, plugin: str | None, config: Mapping[str, str]) -> ConfigInfos:
+    async def validate_connector_config(self, plugin: str | None, config: Mapping[str, str | None]) -> ConfigInfos:
         """plugin is the path's {plugin} (None from POST/PUT, which validate the config's own class)."""
 
     # -- loggers --------------------------------------------------------------------------------------

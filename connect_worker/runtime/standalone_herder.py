@@ -70,7 +70,7 @@ TransformFactory = Callable[[Mapping[str, str]], Transform]
 @dataclasses.dataclass
 class _Connector:
     name: str
-    config: dict[str, str]
+    config: dict[str, str | None]  # as stored: a key sent as JSON null keeps it (the connector never sees it)
     instance: SourceConnector | None = None
     state: State = State.UNASSIGNED
     trace: str | None = None
@@ -122,6 +122,10 @@ def _masked(
     # Connect's count (a converter key's errors count once) plus one per unresolved placeholder
     added = sum(len(errs) for errs in errors.values())
     return dataclasses.replace(infos, configs=all_configs, error_count=infos.error_count + added)
+
+
+def _present(config: Mapping[str, str | None]) -> dict[str, str]:
+    return {k: v for k, v in config.items() if v is not None}
 
 
 class StandaloneHerder(Herder):
@@ -226,11 +230,13 @@ class StandaloneHerder(Herder):
     def _trace(self, e: BaseException) -> str:
         return self._redact(_trace(e))
 
-    def _resolve(self, config: Mapping[str, str]) -> dict[str, str]:
-        """`config` with its provider placeholders resolved (ConfigError naming any that cannot be)."""
+    def _resolve(self, config: Mapping[str, str | None]) -> dict[str, str]:
+        """`config` with its provider placeholders resolved (ConfigError naming any that cannot be); keys whose
+        value is null are left out, as unset."""
+        present = _present(config)
         if not self._transformer:
-            return dict(config)
-        return self._transformer.resolve(config)
+            return present
+        return self._transformer.resolve(present)
 
     def _stored_task_config(self, raw: Mapping[str, str], cfg: Mapping[str, str]) -> dict[str, str]:
         """A task config as the config topic keeps it: placeholders put back (reverseTransform), and any other
@@ -249,7 +255,7 @@ class StandaloneHerder(Herder):
             self._set_connector_state(c, State.STOPPED)
             return
         try:
-            cls = self._registry.connector_class(c.config.get("connector.class", ""))
+            cls = self._registry.connector_class(c.config.get("connector.class") or "")
             instance: SourceConnector = cls()
             c.version = instance.version()
             instance.initialize(_ConnectorContext(self, name, ConnectorOffsetReader(self._offsets, name)))
@@ -277,7 +283,7 @@ class StandaloneHerder(Herder):
                     f"{tasks_max}, the maximum number of tasks it is configured to create. "
                 )
             task_class = c.instance.task_class_name()
-            full = [self._stored_task_config(c.config, {**cfg, "task.class": task_class}) for cfg in configs]
+            full = [self._stored_task_config(_present(c.config), {**cfg, "task.class": task_class}) for cfg in configs]
             if self._configs.snapshot.tasks.get(c.name) != full:
                 await self._configs.put_task_configs(c.name, full)
         except Exception as e:  # noqa: BLE001
@@ -394,7 +400,7 @@ class StandaloneHerder(Herder):
         return tuple(ConnectorTaskId(c.name, i) for i in range(len(self._configs.snapshot.tasks.get(c.name, []))))
 
     def _type(self, c: _Connector) -> str:
-        cls = self._registry.find(PluginType.SOURCE, c.config.get("connector.class", ""))
+        cls = self._registry.find(PluginType.SOURCE, c.config.get("connector.class") or "")
         return "source" if cls is not None else "unknown"
 
     # -- connectors --------------------------------------------------------------------------------------
@@ -405,7 +411,7 @@ class StandaloneHerder(Herder):
         c = self._get(name)
         return ConnectorInfo(name, dict(c.config), self._task_ids(c), self._type(c))
 
-    async def connector_config(self, name: str) -> dict[str, str]:
+    async def connector_config(self, name: str) -> dict[str, str | None]:
         return dict(self._get(name).config)
 
     async def connector_status(self, name: str) -> ConnectorStateInfo:
@@ -419,7 +425,8 @@ class StandaloneHerder(Herder):
             name, ConnectorState(c.state, self.worker_id, c.trace, c.version), tasks, self._type(c)
         )
 
-    async def validate_connector_config(self, plugin: str | None, config: Mapping[str, str]) -> ConfigInfos:
+    async def validate_connector_config(self, plugin: str | None, given: Mapping[str, str | None]) -> ConfigInfos:
+        config = _present(given)  # a null value counts as unset
         class_value = config.get("connector.class")
         if not class_value:
             shown = "{" + ", ".join(f"{k}={v}" for k, v in config.items()) + "}"
@@ -455,7 +462,7 @@ class StandaloneHerder(Herder):
     async def put_connector_config(
         self,
         name: str,
-        config: Mapping[str, str],
+        config: Mapping[str, str | None],
         *,
         allow_replace: bool,
         initial_state: TargetState | None = None,
@@ -548,7 +555,7 @@ class StandaloneHerder(Herder):
             await c.instance.stop()
             c.instance = None
         try:
-            cls = self._registry.connector_class(c.config.get("connector.class", ""))
+            cls = self._registry.connector_class(c.config.get("connector.class") or "")
             instance: SourceConnector = cls()
             instance.initialize(_ConnectorContext(self, c.name, ConnectorOffsetReader(self._offsets, c.name)))
             resolved = self._resolve(c.config)
@@ -653,7 +660,7 @@ class StandaloneHerder(Herder):
         for o in offsets:
             validate_offset_map("Partition", o.partition)
             validate_offset_map("Offset", o.offset)
-        cls = self._registry.connector_class(c.config.get("connector.class", ""))
+        cls = self._registry.connector_class(c.config.get("connector.class") or "")
         try:
             handled = await cls().alter_offsets(
                 self._resolve(c.config), {_freeze(o.partition): o.offset for o in offsets}

@@ -31,7 +31,7 @@ log = logging.getLogger(__name__)
 class ConfigSnapshot:
     """What the config topic says, after applying every record in order."""
 
-    connectors: dict[str, dict[str, str]] = dataclasses.field(default_factory=dict)
+    connectors: dict[str, dict[str, str | None]] = dataclasses.field(default_factory=dict)
     tasks: dict[str, list[dict[str, str]]] = dataclasses.field(default_factory=dict)
     target_states: dict[str, TargetState] = dataclasses.field(default_factory=dict)
     _pending_tasks: dict[str, dict[int, dict[str, str]]] = dataclasses.field(default_factory=dict)
@@ -51,7 +51,7 @@ class ConfigSnapshot:
         elif key.startswith("task-"):
             name, _, num = key[len("task-") :].rpartition("-")
             if name and num.isdigit() and value is not None:
-                self._pending_tasks.setdefault(name, {})[int(num)] = _properties(value)
+                self._pending_tasks.setdefault(name, {})[int(num)] = _task_properties(value)
         elif key.startswith("commit-"):
             name = key[len("commit-") :]
             count = int(value.get("tasks", 0)) if isinstance(value, dict) else 0
@@ -73,11 +73,16 @@ class ConfigSnapshot:
         # session keys, restart requests, fencing and logger records are distributed-mode only: ignored
 
 
-def _properties(value: Any) -> dict[str, str]:
+def _properties(value: Any) -> dict[str, str | None]:
+    """A record's `properties`; a null value stays null (Connect keeps a key sent as JSON null)."""
     props = value.get("properties") if isinstance(value, dict) else None
     if not isinstance(props, dict):
         return {}
-    return {str(k): ("" if v is None else str(v)) for k, v in props.items()}
+    return {str(k): (None if v is None else str(v)) for k, v in props.items()}
+
+
+def _task_properties(value: Any) -> dict[str, str]:
+    return {k: "" if v is None else v for k, v in _properties(value).items()}
 
 
 class ConfigStore:
@@ -139,7 +144,7 @@ class ConfigStore:
             self.snapshot.apply(key, value)
 
     async def put_connector_config(
-        self, name: str, config: Mapping[str, str], target_state: TargetState | None = None
+        self, name: str, config: Mapping[str, str | None], target_state: TargetState | None = None
     ) -> None:
         records: list[tuple[str, Any]] = []
         if target_state is not None:

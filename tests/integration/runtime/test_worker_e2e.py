@@ -275,3 +275,33 @@ async def test_plugins_and_validate_on_the_real_herder(worker_props: dict[str, s
         assert r.json()["message"] == (
             "Included connector type FileStreamSource does not match request type RegexRouter"
         )
+
+
+async def test_a_config_value_sent_as_null_is_kept_as_connect_keeps_it(
+    worker_props: dict[str, str], kafka_bootstrap: str, unique_name: str, tmp_path: Path
+) -> None:
+    """Real Kafka Connect 4.3.1 stores a key sent as JSON null and answers it back with null (checked against the
+    real worker); for the connector the key is unset. It survives the config topic and a worker restart."""
+    source = tmp_path / "in.txt"
+    source.write_text("alpha\n")
+    topic = f"{unique_name}-nulls"
+    config = {"connector.class": "FileStreamSource", "file": str(source), "topic": topic, "batch.size": None}
+
+    async with running_worker(worker_props) as (_worker, client):
+        r = await client.post("/connectors", json={"name": "nl", "config": config})
+        assert r.status_code == 201, r.text
+        assert r.json()["config"]["batch.size"] is None
+        assert (await client.get("/connectors/nl/config")).json()["batch.size"] is None
+
+        async def one_line() -> list[TopicRecord]:
+            return await records(kafka_bootstrap, topic)
+
+        await wait_for(one_line)  # the connector runs with batch.size unset (its default)
+        assert (await client.get("/connectors/nl/status")).json()["tasks"][0]["state"] == "RUNNING"
+
+    stored = [
+        r for r in await records(kafka_bootstrap, worker_props["config.storage.topic"]) if r.key == b"connector-nl"
+    ]
+    assert orjson.loads(stored[-1].value or b"null")["properties"]["batch.size"] is None
+    async with running_worker(worker_props) as (_worker, client):
+        assert (await client.get("/connectors/nl/config")).json()["batch.size"] is None

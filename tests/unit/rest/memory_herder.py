@@ -84,7 +84,7 @@ def _key_info(key: ConfigKey) -> ConfigKeyInfo:
 @dataclasses.dataclass
 class _Connector:
     plugin: FakePlugin
-    config: dict[str, str]
+    config: dict[str, str | None]
     target: TargetState
     state: State = State.UNASSIGNED
     tasks: list[State] = dataclasses.field(default_factory=list)
@@ -164,7 +164,7 @@ class MemoryHerder(Herder):
             return
         state = State.RUNNING if c.target is TargetState.STARTED else State.PAUSED
         if regenerate or not c.tasks:
-            wanted = int(c.config.get("tasks.max", "1"))
+            wanted = int(c.config.get("tasks.max") or "1")
             count = wanted if c.plugin.max_tasks is None else min(wanted, c.plugin.max_tasks)
             c.tasks = [state] * count
         else:
@@ -199,7 +199,7 @@ class MemoryHerder(Herder):
     async def connector_info(self, name: str) -> ConnectorInfo:
         return self._info(name, self._get(name, f"Connector {name} not found"))
 
-    async def connector_config(self, name: str) -> dict[str, str]:
+    async def connector_config(self, name: str) -> dict[str, str | None]:
         return dict(self._get(name, f"Connector {name} not found").config)
 
     async def connector_status(self, name: str) -> ConnectorStateInfo:
@@ -208,13 +208,13 @@ class MemoryHerder(Herder):
     async def put_connector_config(
         self,
         name: str,
-        config: Mapping[str, str],
+        config: Mapping[str, str | None],
         *,
         allow_replace: bool,
         initial_state: TargetState | None = None,
     ) -> tuple[bool, ConnectorInfo]:
         self.calls.append(("put", (name, dict(config), allow_replace, initial_state)))
-        plugin, errors = self._validate(config)
+        plugin, errors = self._validate({k: v for k, v in config.items() if v is not None})
         if errors:
             raise BadRequestError(
                 f"Connector configuration is invalid and contains the following {len(errors)} error(s):\n"
@@ -290,7 +290,10 @@ class MemoryHerder(Herder):
     async def task_configs(self, name: str) -> list[TaskInfo]:
         c = self._get(name, f"Connector {name} not found")
         return [
-            TaskInfo(ConnectorTaskId(name, i), {**c.config, "task.class": c.plugin.task_class})
+            TaskInfo(
+                ConnectorTaskId(name, i),
+                {**{k: v for k, v in c.config.items() if v is not None}, "task.class": c.plugin.task_class},
+            )
             for i in range(len(c.tasks))
         ]
 
@@ -350,7 +353,8 @@ class MemoryHerder(Herder):
                 return [_key_info(k) for k in keys.keys]
         raise NotFoundError(f"Unknown plugin {plugin}.")
 
-    async def validate_connector_config(self, plugin: str | None, config: Mapping[str, str]) -> ConfigInfos:
+    async def validate_connector_config(self, plugin: str | None, given: Mapping[str, str | None]) -> ConfigInfos:
+        config = {k: v for k, v in given.items() if v is not None}
         if "connector.class" not in config:
             raise ConnectError(
                 "org.apache.kafka.connect.runtime.rest.errors.BadRequestException: "
