@@ -19,7 +19,7 @@ from pyspark.errors import PySparkException
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import types as T
 
-from spark_sink.config import SinkConfig
+from spark_sink.config import SinkConfig, join_path
 from spark_sink.decoding.base import ChangeEvent, DecodeFailure, Decoder, RawRecord, Skipped, TxMarker
 from spark_sink.delta import dead_letter, deletes, merge, scd2
 from spark_sink.delta.tables import (
@@ -53,6 +53,17 @@ class _Prepared:
     scd2: bool
 
 
+def checkpoint_query_id(spark: SparkSession, checkpoint: str) -> str | None:
+    """The id Spark keeps in `<checkpoint>/metadata` ({"id": …}), read through Spark (any file system)."""
+    if not checkpoint:
+        return None
+    try:
+        row = spark.read.json(join_path(checkpoint, "metadata")).select("id").first()
+    except (PySparkException, Py4JError):
+        return None
+    return None if row is None or row["id"] is None else str(row["id"])
+
+
 class BatchProcessor:
     def __init__(
         self,
@@ -70,6 +81,15 @@ class BatchProcessor:
         self.fault = fault  # test hook: called before each table is applied, and with BATCH_END at the end
         self.history: list[BatchMetrics] = []
         self.tx_buffer = TransactionBuffer(spark, config) if config.transaction_consistent else None
+        self._writer_id: str | None = None
+
+    def _idempotence_id(self) -> str:
+        """Who writes the dead letters, for Delta's idempotent writes (txnAppId + batch id): the streaming query's
+        id from `<checkpoint>/metadata`, so a query restarted on a new checkpoint (batch ids from 0 again) is a new
+        writer even under the same query name; the query name when there is no metadata (a direct call)."""
+        if self._writer_id is None:
+            self._writer_id = checkpoint_query_id(self.spark, self.config.checkpoint) or self.config.query_name
+        return self._writer_id
 
     def __call__(self, batch: DataFrame, batch_id: int) -> None:
         rows = batch.select("topic", "partition", "offset", "key", "value", "timestamp").collect()
@@ -116,7 +136,7 @@ class BatchProcessor:
         for p in prepared:
             metrics.tables.append(self._apply(p, batch_id, letters))
         if letters:
-            dead_letter.write(self.spark, self.config.dead_letter, self.config.query_name, batch_id, letters)
+            dead_letter.write(self.spark, self.config.dead_letter, self._idempotence_id(), batch_id, letters)
         metrics.dead_letters = len(letters)
         if self.tx_buffer is not None:  # only now: a batch killed before this point is replayed from the old state
             self.tx_buffer.commit(batch_id)

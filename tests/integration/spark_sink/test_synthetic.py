@@ -6,6 +6,7 @@ followed by a restart from the checkpoint."""
 from __future__ import annotations
 
 import datetime as dt
+import json
 import time
 from decimal import Decimal
 from pathlib import Path
@@ -117,6 +118,17 @@ def setup(tmp_path: Path, unique_name: str, kafka_bootstrap: str) -> dict[str, A
     return {"tables": tables, "kafka": kafka, "config": config, "wh": tmp_path / "warehouse"}
 
 
+def _delta_txn_app_ids(table: Path) -> set[str]:
+    """The txnAppId values a Delta table's log records (its idempotent writers)."""
+    out = set()
+    for commit in sorted((table / "_delta_log").glob("*.json")):
+        for line in commit.read_text().splitlines():
+            action = json.loads(line)
+            if "txn" in action:
+                out.add(action["txn"]["appId"])
+    return out
+
+
 def test_cdc_semantics_end_to_end_on_kafka(spark: Any, setup: dict[str, Any]) -> None:
     t, kafka, config, wh = setup["tables"], setup["kafka"], setup["config"], setup["wh"]
     items, trunc, evolve, soft, hist, loose = (t[n] for n in ("items", "trunc", "evolve", "soft", "hist", "loose"))
@@ -204,6 +216,9 @@ def test_cdc_semantics_end_to_end_on_kafka(spark: Any, setup: dict[str, Any]) ->
     dead = rows(spark, str(wh / "_dead_letter"), "offset")
     assert {(d["stage"], d["table"]) for d in dead} == {("decode", "items")}
     assert len(dead) == 2
+    # the dead letters' idempotent writes are keyed by the query's id in the checkpoint, not by its name
+    query_id = json.loads((Path(config.checkpoint) / "metadata").read_text())["id"]
+    assert _delta_txn_app_ids(wh / "_dead_letter") == {f"{query_id}-dead-letter"}
     assert any("not JSON" in d["reason"] for d in dead) and any("base64" in d["reason"] for d in dead)
     m = processor.history[0]
     tm = m.table("items")
