@@ -307,29 +307,33 @@ class ConfigDef:
         return out
 
     def validate(self, props: Mapping[str, Any]) -> dict[str, ConfigValue]:
-        """Every key's value and errors (all of them, not just the first), in definition order."""
+        """Kafka's ConfigDef.validate: every key's value and errors (all of them), in definition order. A value
+        that does not parse becomes null, a missing required key is reported, and the validator runs on whatever
+        value there is (null included), so both problems can show."""
         results: dict[str, ConfigValue] = {}
         parsed: dict[str, Any] = {}
         for key in self._keys.values():
-            cv = ConfigValue(key.name)
-            results[key.name] = cv
+            cv = results[key.name] = ConfigValue(key.name)
+            value: Any = None
             if key.name in props:
                 try:
-                    parsed[key.name] = cv.value = parse_value(key, props[key.name])
+                    value = parse_value(key, props[key.name])
                 except ConfigError as e:
-                    cv.value = props[key.name]
                     cv.errors.append(str(e))
-                    continue
             elif key.required:
                 cv.errors.append(f'Missing required configuration "{key.name}" which has no default value.')
-                continue
             else:
-                parsed[key.name] = cv.value = key.default
-            if key.validator is not None:
+                value = key.default
+            # Kafka's NonEmptyString lets a null through (it is reported once, as missing); ours rejects it
+            lets_null_through = getattr(key.validator, "__wrapped__", key.validator) is non_empty_string
+            if key.validator is not None and not (value is None and lets_null_through):
                 try:
-                    key.validator(key.name, cv.value)
+                    key.validator(key.name, value)
                 except ConfigError as e:
                     cv.errors.append(str(e))
+                except (TypeError, ValueError, AttributeError):  # a validator not written for null: nothing to add
+                    pass
+            cv.value = parsed[key.name] = value
         recommend(self._keys.values(), results, parsed)
         return results
 

@@ -23,11 +23,10 @@ from typing import Any, Final
 
 from connect_worker.api import ConfigValue, PluginType, SourceConnector
 from connect_worker.api.config import (
+    ConfigDef,
     ConfigKey,
     ConfigType,
-    non_empty_string,
     parse_value,
-    recommend,
     to_config_string,
 )
 from connect_worker.api.errors import ConfigError
@@ -76,35 +75,8 @@ def key_info(key: ConfigKey, name: str | None = None) -> ConfigKeyInfo:
 
 
 def validate_keys(keys: Iterable[ConfigKey], props: Mapping[str, Any]) -> dict[str, ConfigValue]:
-    """Kafka's ConfigDef.validate: a value that does not parse becomes null, a missing required key is reported,
-    and the validator runs on whatever value there is (null included), so both problems can show."""
-    results: dict[str, ConfigValue] = {}
-    parsed: dict[str, Any] = {}
-    keys = list(keys)
-    for key in keys:
-        cv = results[key.name] = ConfigValue(key.name)
-        value: Any = None
-        if key.name in props:
-            try:
-                value = parse_value(key, props[key.name])
-            except ConfigError as e:
-                cv.errors.append(str(e))
-        elif key.required:
-            cv.errors.append(f'Missing required configuration "{key.name}" which has no default value.')
-        else:
-            value = key.default
-        # Kafka's NonEmptyString lets a null through (it is reported once, as missing); ours rejects it
-        lets_null_through = getattr(key.validator, "__wrapped__", key.validator) is non_empty_string
-        if key.validator is not None and not (value is None and lets_null_through):
-            try:
-                key.validator(key.name, value)
-            except ConfigError as e:
-                cv.errors.append(str(e))
-            except (TypeError, ValueError, AttributeError):  # a validator not written for null: nothing to add
-                pass
-        cv.value = parsed[key.name] = value
-    recommend(keys, results, parsed)
-    return results
+    """Kafka's ConfigDef.validate over these keys."""
+    return ConfigDef(keys).validate(props)
 
 
 def java_hash_order(names: Sequence[str]) -> list[str]:
