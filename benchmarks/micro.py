@@ -116,7 +116,7 @@ def main(n: int = 20000) -> None:
         records.clear()
         for i, (k, v) in enumerate(zip(keys, values, strict=True)):
             src = source.struct(
-                ts_us=1795303602364902 + i,
+                ts_us=1795303602364902 + i // 10_000,  # streaming: the commit time of a 10k-row transaction
                 schema="public",
                 table="bench",
                 tx_id=729,

@@ -191,6 +191,14 @@ _EXACT: Final = decimal.Context(prec=decimal.MAX_PREC)  # scaleb without roundin
 
 def decimal_unscaled_bytes(value: Decimal, scale: int) -> bytes:
     """`Decimal.fromLogical`: the unscaled value as big-endian two's complement (BigInteger.toByteArray)."""
+    try:
+        # fast path: the value scaled by 10^scale prints as a plain integer exactly when its exponent is -scale
+        text = str(value.scaleb(scale, _EXACT))
+    except decimal.DecimalException:
+        text = ""
+    if text.isdigit() or (text[:1] == "-" and text[1:].isdigit()):
+        n = int(text)
+        return n.to_bytes((n + (n < 0)).bit_length() // 8 + 1, "big", signed=True)
     exponent = value.as_tuple().exponent
     if not isinstance(exponent, int):
         raise DataError(f"Invalid type for Decimal: {value} has no BigDecimal form")
@@ -517,12 +525,15 @@ class JsonCodec:
             "_BOOL": _BOOL,
             "_NULL_REQUIRED": _NULL_REQUIRED,
         }
+        memo = _memoized(schema)
         lines = [
             "def enc(s):",
             "    if s.__class__ is not Struct or (s.schema is not SCHEMA and s.schema != SCHEMA):",
             "        raise TypeError('struct')",
             "    v = s.values",
         ]
+        if memo and schema.fields:
+            lines.insert(1, "    global " + ", ".join(f"m{f.index}" for f in schema.fields))
         pieces: list[str] = []
         for f in schema.fields:
             i = f.index
@@ -532,19 +543,25 @@ class JsonCodec:
             inline = None if fs.name is not None else _INLINE.get(fs.type)
             if inline is None:
                 ns[f"e{i}"] = self.encoder(fs)
-                pieces.append(f"e{i}(v[{i}])")
-                continue
-            expr = inline.format(x=f"x{i}")
-            if fs.default is not NO_DEFAULT and fs.default is not None and self.replace_null:
-                ns[f"d{i}"] = self.encode_checked(fs, fs.default)
-                lines.append(f"    x{i} = v[{i}]")
-                pieces.append(f"(d{i} if x{i} is None else {expr})")
-            elif fs.optional:
-                lines.append(f"    x{i} = v[{i}]")
-                pieces.append(f"('null' if x{i} is None else {expr})")
+                expr = f"e{i}(x{i})"
             else:
-                lines.append(f"    x{i} = v[{i}]")
-                pieces.append(expr)  # None raises TypeError: the checking encoder gives Kafka's message
+                expr = inline.format(x=f"x{i}")
+                if fs.default is not NO_DEFAULT and fs.default is not None and self.replace_null:
+                    ns[f"d{i}"] = self.encode_checked(fs, fs.default)
+                    expr = f"(d{i} if x{i} is None else {expr})"
+                elif fs.optional:
+                    expr = f"('null' if x{i} is None else {expr})"
+                # a required field's None raises TypeError: the checking encoder then gives Kafka's message
+            lines.append(f"    x{i} = v[{i}]")
+            if memo:
+                # the last value's encoding, kept while the same object comes again (one global store:
+                # a reader on another thread sees the old pair or the new one, never half of each)
+                ns[f"m{i}"] = (_UNSET, "")
+                lines.append(f"    if x{i} is not m{i}[0]:")
+                lines.append(f"        m{i} = (x{i}, {expr})")
+                pieces.append(f"m{i}[1]")
+            else:
+                pieces.append(expr)
         if not schema.fields:
             pieces = ["'{'"]
         pieces.append("'}'")
@@ -552,6 +569,20 @@ class JsonCodec:
         exec(compile("\n".join(lines), f"<json encoder {schema.name or 'struct'}>", "exec"), ns)
         fn: Encoder = ns["enc"]
         return fn
+
+
+_UNSET: Final = object()
+
+
+def _memoized(schema: Schema) -> bool:
+    """Whether a struct's encoder remembers each field's last encoding by the value's identity.
+
+    Debezium's source blocks (`io.debezium.connector.<db>.Source`) repeat the same objects event after
+    event (version, connector and server names, database, schema and table, the transaction's id and commit
+    time): keeping their encodings saves most of the block's cost (the block is about a third of a row
+    event's JSON). Row structs are not memoized: their values change with every event.
+    """
+    return schema.name is not None and schema.name.startswith("io.debezium.") and schema.name.endswith(".Source")
 
 
 _INLINE: Final = {

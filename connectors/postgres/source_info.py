@@ -57,11 +57,14 @@ def sequence_text(last_commit_lsn: int | None, lsn: int | None) -> str:
 class SourceInfo:
     """Builds source structs for one connector (server name and database fixed)."""
 
-    __slots__ = ("_db", "_name")
+    __slots__ = ("_db", "_name", "_times")
 
     def __init__(self, server_name: str, database: str) -> None:
         self._name = server_name
         self._db = database
+        # the last commit time with its ms and ns forms: the events of one transaction share these objects,
+        # which lets a converter recognise them (JsonConverter remembers a source field's last encoding)
+        self._times: tuple[int, int, int] = (-1, -1, -1)
 
     def struct(
         self,
@@ -76,18 +79,21 @@ class SourceInfo:
         xmin: int | None = None,
         origin: str | None = None,
     ) -> Struct:
+        times = self._times
+        if times[0] != ts_us:
+            times = self._times = (ts_us, ts_us // 1000, ts_us * 1000)
         return Struct.of(
             SOURCE_SCHEMA,
             (
                 DEBEZIUM_VERSION,
                 CONNECTOR_NAME,
                 self._name,
-                ts_us // 1000,
+                times[1],
                 snapshot,
                 self._db,
                 sequence_text(last_commit_lsn, lsn) if lsn is not None or last_commit_lsn is not None else None,
-                ts_us,
-                ts_us * 1000,
+                times[0],
+                times[2],
                 schema,
                 table,
                 tx_id,

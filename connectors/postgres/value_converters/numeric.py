@@ -122,17 +122,20 @@ def numeric_mapping(spec: TypeSpec, options: TypeOptions) -> Mapping:
 
     variable = is_variable_scale(spec)
     quantum = Decimal(1).scaleb(-scale)
+    fixed_point = not variable and scale > 0
 
     def scaled(text: str) -> Decimal:
         try:
             value = Decimal(text)
         except InvalidOperation:
             raise bad_value("numeric", text) from None
-        if not variable and value.as_tuple().exponent != -scale:
+        if variable or (fixed_point and text[-scale - 1 : -scale] == "." and text[-scale:].isdigit()):
+            return value  # PostgreSQL's own text of a numeric(p, s): exactly `scale` fraction digits already
+        if value.as_tuple().exponent != -scale:
             try:
                 # BigDecimal.setScale(scale) without a rounding mode: exact or an error.
                 value = value.quantize(quantum, context=_EXACT)
-            except InvalidOperation:
+            except (InvalidOperation, Inexact):
                 raise bad_value("numeric", text) from None
         return value
 

@@ -10,6 +10,8 @@ import pytest
 from connect_worker.api.errors import DataError
 from connect_worker.api.schema import (
     INT32_SCHEMA,
+    INT64_SCHEMA,
+    OPTIONAL_INT64_SCHEMA,
     OPTIONAL_STRING_SCHEMA,
     STRING_SCHEMA,
     SchemaBuilder,
@@ -121,3 +123,55 @@ def test_schema_json_cached_once() -> None:
     c = _conv()
     s = struct_schema([("a", INT32_SCHEMA)])
     assert c.as_json_schema(s) is c.as_json_schema(s)
+
+
+def test_source_block_memo_follows_every_change() -> None:
+    """Debezium source blocks remember each field's last encoding by identity: a repeated object reuses it,
+    any other value (also an equal new object, None, or a required null) is encoded afresh."""
+    source = struct_schema(
+        [
+            ("name", STRING_SCHEMA),
+            ("ts_ms", INT64_SCHEMA),
+            ("lsn", OPTIONAL_INT64_SCHEMA),
+        ],
+        name="io.debezium.connector.postgresql.Source",
+    )
+    c = _conv(**{"schemas.enable": "false"})
+    name = "srv"
+    ts = 1795303602364
+    seen = [
+        c.from_connect_data("t", source, Struct.of(source, v))
+        for v in ([name, ts, 1], [name, ts, 2], ['sr"v', ts + 1, None], [name, ts, None], ["srv2"[:3], ts, 3])
+    ]
+    assert seen == [
+        b'{"name":"srv","ts_ms":1795303602364,"lsn":1}',
+        b'{"name":"srv","ts_ms":1795303602364,"lsn":2}',
+        b'{"name":"sr\\"v","ts_ms":1795303602365,"lsn":null}',
+        b'{"name":"srv","ts_ms":1795303602364,"lsn":null}',
+        b'{"name":"srv","ts_ms":1795303602364,"lsn":3}',
+    ]
+    with pytest.raises(DataError, match="null value for field that is required"):
+        c.from_connect_data("t", source, Struct.of(source, [None, ts, 1]))
+    assert c.from_connect_data("t", source, Struct.of(source, [name, ts, 1])) == seen[0]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("0.00", b'"AA=="'),
+        ("-0.00", b'"AA=="'),
+        ("1.27", b'"fw=="'),
+        ("1.28", b'"AIA="'),
+        ("-1.28", b'"gA=="'),
+        ("-1.29", b'"/38="'),
+        ("-12.34", b'"+y4="'),
+    ],
+)
+def test_decimal_fast_path_equals_bigdecimal_bytes(text: str, expected: bytes) -> None:
+    assert _conv(**{"schemas.enable": "false"}).from_connect_data("t", decimal_schema(2), Decimal(text)) == expected
+
+
+@pytest.mark.parametrize("text", ["1.5", "1.500", "1E+3", "NaN", "Infinity", "-Infinity"])
+def test_decimal_of_another_scale_or_no_bigdecimal_form_is_refused(text: str) -> None:
+    with pytest.raises(DataError, match=r"mismatching scale|no BigDecimal form"):
+        _conv(**{"schemas.enable": "false"}).from_connect_data("t", decimal_schema(2), Decimal(text))

@@ -131,3 +131,18 @@ def test_money_other_modes() -> None:
     assert conv("money", decimal_handling_mode="double").from_text("-$1,234.56") == -1234.56
     assert conv("money", decimal_handling_mode="string").from_text("$12.00") == "12.0"  # Double.toString
     assert conv("money", decimal_handling_mode="string").from_text("$10,000,000.00") == "1.0E7"
+
+
+@pytest.mark.parametrize(
+    ("text", "exponent"),
+    [("123.45", -2), ("-0.05", -2), ("5", -2), ("1.5", -2), ("1.E5", -2), ("12345.6", -2), ("1e2", -2)],
+)
+def test_numeric_fixed_scale_value_always_has_the_columns_scale(text: str, exponent: int) -> None:
+    """PostgreSQL's text of numeric(p, 2) is taken as is; any other form is set to scale 2 exactly."""
+    value = conv("numeric", length=10, scale=2).from_text(text)
+    assert value == Decimal(text) and value.as_tuple().exponent == exponent
+
+
+def test_numeric_fixed_scale_that_would_round_is_refused() -> None:
+    with pytest.raises(ValueConversionError):
+        conv("numeric", length=10, scale=2).from_text("1.234")
