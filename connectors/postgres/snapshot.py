@@ -11,20 +11,23 @@ last_in_data_collection / last; one record is held back so the last one emitted 
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import logging
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import psycopg
 from psycopg import sql
 
 from connect_worker.api import SourceRecord
+from connectors.postgres.copy_out import copy_text_rows
 from connectors.postgres.offsets import snapshot_offset
 from connectors.postgres.source_info import SourceInfo
 from connectors.postgres.streaming import record_size
 from connectors.relational.emitter import RecordFactory
+from connectors.relational.queue import ChangeEventQueue
 from connectors.relational.schema_builder import TableSchema
 from connectors.relational.table import TableId
 
@@ -105,7 +108,7 @@ async def run_snapshot(
     records: RecordFactory,
     source: SourceInfo,
     topic_for: Callable[[TableId], str],
-    emit: Callable[[SourceRecord, int], Awaitable[None]],
+    queue: ChangeEventQueue,
     settings: SnapshotSettings,
 ) -> SnapshotResult:
     """Read every table and emit its rows; the caller commits nothing: offsets travel with the records."""
@@ -122,10 +125,12 @@ async def run_snapshot(
         first_done = False
         started = time.monotonic()
 
-        async def flush(last: bool) -> None:
+        offer = queue.offer
+
+        def take(last: bool) -> tuple[SourceRecord, int]:
+            """The pending row's record (its offset says whether it is the last of the snapshot)."""
             nonlocal pending, first_done
-            if pending is None:
-                return
+            assert pending is not None
             ts, topic, key, value, row_index, last_in_table, size = pending
             pending = None
             mark = _mark(first=not first_done, row_index=row_index, last_in_table=last_in_table, last=last)
@@ -141,7 +146,7 @@ async def run_snapshot(
                 snapshot=mark,
             )
             offset = snapshot_offset(lsn=lsn, tx_id=tx_id, ts_usec=now_us, last=last)
-            await emit(records.read_or_create(ts, topic, "r", key, value, src, None, offset), size)
+            return records.read_or_create(ts, topic, "r", key, value, src, None, offset), size
 
         for ts in tables:
             select = _select(ts, settings.select_overrides.get(ts.id), settings.query_for)
@@ -155,19 +160,24 @@ async def run_snapshot(
             key_of = ts.key_from_value
             topic = topic_for(ts.id)
             row_index = 0
-            async with conn.cursor().copy(sql.SQL("COPY ({}) TO STDOUT").format(statement)) as copy:
-                async for row in copy.rows():
-                    if pending is not None:
-                        await flush(last=False)
-                    value = value_fn(row)
-                    key = key_of(value) if key_of is not None else key_fn(row) if key_fn else None
-                    pending = (ts, topic, key, value, row_index, False, record_size(row) if estimate else 0)
-                    row_index += 1
-                    count += 1
+            # closed at once when a row fails or the task stops: the COPY is cancelled before ROLLBACK
+            async with contextlib.aclosing(copy_text_rows(conn, statement)) as batches:
+                async for batch in batches:
+                    for row in batch:
+                        if pending is not None:
+                            record, size = take(last=False)
+                            if not offer(record, size):  # no await per row while the queue has room
+                                await queue.put(record, size)
+                        value = value_fn(row)
+                        key = key_of(value) if key_of is not None else key_fn(row) if key_fn else None
+                        pending = (ts, topic, key, value, row_index, False, record_size(row) if estimate else 0)
+                        row_index += 1
+                        count += 1
             if pending is not None and pending[0] is ts:
                 pending = (*pending[:5], True, pending[6])
             log.info("snapshot of %s: %d rows", ts.id, row_index)
-        await flush(last=True)
+        if pending is not None:
+            await queue.put(*take(last=True))
         await conn.execute("COMMIT")
         elapsed = time.monotonic() - started
         log.info("snapshot completed: %d rows in %.1f s", count, elapsed)

@@ -363,7 +363,7 @@ class PostgresConnectorTask(SourceTask):
                     records=self._records,
                     source=self._source_info,
                     topic_for=self._naming.data_change_topic,
-                    emit=queue.put,
+                    queue=queue,
                     settings=SnapshotSettings(
                         lock_tables=config.snapshot_locking_mode.value == "shared",
                         lock_timeout_ms=config.snapshot_lock_timeout_ms,
