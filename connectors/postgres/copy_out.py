@@ -13,7 +13,7 @@ project's psycopg range (>=3.3,<3.4).
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from typing import Any, Final
 
 import psycopg
@@ -85,7 +85,7 @@ def _batch(pgconn: Any, limit: int, encoding: str) -> Any:
 
 async def copy_text_rows(
     conn: psycopg.AsyncConnection[Any], statement: sql.Composable, *, batch: int = 1024
-) -> AsyncIterator[list[Row]]:
+) -> AsyncGenerator[list[Row], None]:
     """Run `COPY (<statement>) TO STDOUT` and yield its rows in batches of up to `batch`."""
     encoding = conn.info.encoding
     async with conn.cursor().copy(sql.SQL("COPY ({}) TO STDOUT").format(statement)):

@@ -8,6 +8,7 @@ from typing import Any
 import psycopg
 import pytest
 from psycopg import sql as q
+from psycopg.types.json import Jsonb
 
 from connectors.postgres.copy_out import copy_text_rows
 
@@ -41,7 +42,7 @@ async def test_rows_equal_psycopg_copy_for_every_escape(sql: psycopg.AsyncConnec
         for i, text in enumerate(NASTY):
             await sql.execute(
                 q.SQL("INSERT INTO {} VALUES (%s, %s, %s, %s, %s, %s)").format(table),
-                [i, text, None if i % 3 else i / 4, psycopg.types.json.Jsonb({"k": text}), text.encode(), [text, None]],
+                [i, text, None if i % 3 else i / 4, Jsonb({"k": text}), text.encode(), [text, None]],
             )
         await sql.execute(q.SQL("INSERT INTO {} (id) VALUES (100)").format(table))  # every other column NULL
         stmt = q.SQL("SELECT id, t, n, j, b, a FROM {} ORDER BY id").format(table)
