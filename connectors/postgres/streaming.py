@@ -18,11 +18,12 @@ Details that follow the real Debezium 3.6.3 (checked with the differential harne
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import logging
 import time
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any
+from typing import Any, Final
 
 from connect_worker.api import SourceRecord, Struct
 from connect_worker.api.errors import DataError
@@ -42,6 +43,8 @@ log = logging.getLogger(__name__)
 
 # max.queue.size.in.bytes: what a record costs beyond its values (schemas are shared; source, offset, headers)
 _RECORD_OVERHEAD = 512
+# the pgoutput messages that become change records (the per-event path)
+_ROW_CHANGES: Final = frozenset({pg.Insert, pg.Update, pg.Delete})
 
 
 @dataclasses.dataclass(slots=True)
@@ -91,6 +94,9 @@ class StreamingChangeSource:
         """`initial_offset`: what a heartbeat carries before the first event (after a snapshot: Debezium's
         `{"lsn","txId","ts_usec"}` of the snapshot); by default the stored offset, if any."""
         self._queue = queue
+        # records the queue had no room for, in order: row changes are turned into records synchronously (no
+        # await per row) and only then wait for room (`_wait_for_room`)
+        self._overflow: collections.deque[tuple[SourceRecord, int]] = collections.deque()
         self._records = records
         self._source = source_info
         self._schema_for = schema_for
@@ -127,16 +133,27 @@ class StreamingChangeSource:
 
     # -- the dispatch loop ---------------------------------------------------------------------------
     async def handle_batch(self, batch: list[tuple[Lsn, Any]]) -> None:
+        row_change = _ROW_CHANGES
         for lsn, msg in batch:
-            await self.handle(int(lsn), msg)
+            if msg.__class__ in row_change:  # the hot path: no coroutine per change
+                self._row_change(int(lsn), msg)
+                if self._overflow:
+                    await self._wait_for_room()
+            else:
+                await self.handle(int(lsn), msg)
+
+    def _row_change(self, lsn: int, msg: Any) -> None:
+        try:
+            self._row(lsn, msg)
+        except Exception as e:  # noqa: BLE001 - event.processing.failure.handling.mode decides
+            self._failed(lsn, msg.__class__, e)
 
     async def handle(self, lsn: int, msg: Any) -> None:
         kind = msg.__class__
-        if kind is pg.Insert or kind is pg.Update or kind is pg.Delete:
-            try:
-                await self._row(lsn, msg)
-            except Exception as e:  # noqa: BLE001 - event.processing.failure.handling.mode decides
-                self._failed(lsn, kind, e)
+        if kind in _ROW_CHANGES:
+            self._row_change(lsn, msg)
+            if self._overflow:
+                await self._wait_for_room()
         elif kind is pg.Begin:
             self._xid = msg.xid
             self._commit_us = msg.commit_time + PG_EPOCH_OFFSET_US
@@ -216,9 +233,22 @@ class StreamingChangeSource:
             offset.update(self._tx.offset_keys(self._xid))
         return offset
 
-    async def _put(self, record: SourceRecord, size: int = 0) -> None:
-        if not self._queue.offer(record, size):
+    def _emit(self, record: SourceRecord, size: int = 0) -> None:
+        """Queue a record now, or keep it (in order) for `_wait_for_room` when the queue is full."""
+        if self._overflow or not self._queue.offer(record, size):
+            self._overflow.append((record, size))
+
+    async def _wait_for_room(self) -> None:
+        overflow = self._overflow
+        while overflow:
+            record, size = overflow[0]
             await self._queue.put(record, size)
+            overflow.popleft()
+
+    async def _put(self, record: SourceRecord, size: int = 0) -> None:
+        self._emit(record, size)
+        if self._overflow:
+            await self._wait_for_room()
 
     def _failed(self, lsn: int, kind: type, error: Exception) -> None:
         """A change could not be turned into records: fail with its offset, or log it and go on (the position
@@ -256,7 +286,7 @@ class StreamingChangeSource:
             last_commit_lsn=self.last_commit_lsn,
         )
 
-    async def _row(self, lsn: int, msg: Any) -> None:
+    def _row(self, lsn: int, msg: Any) -> None:
         self.events_seen += 1
         self._lsn_proc = lsn
         rel = self._relations.get(msg.relation_id)
@@ -283,7 +313,7 @@ class StreamingChangeSource:
             key_of = schema.key_from_value
             key = key_of(after) if key_of is not None else key_fn(new) if key_fn else None
             tx, offset, source = self._event(rel, lsn, "INSERT")
-            await self._put(records.read_or_create(schema, rel.topic, "c", key, after, source, tx, offset), size)
+            self._emit(records.read_or_create(schema, rel.topic, "c", key, after, source, tx, offset), size)
             return
         if op == "u":
             new = msg.new
@@ -325,7 +355,7 @@ class StreamingChangeSource:
                 create_tx=create_tx,
                 create_offset=create_offset,
             ):
-                await self._put(r, size)
+                self._emit(r, size)
             return
         old_tuple = msg.old if msg.old is not None else msg.key
         before = value_fn(old_tuple)
@@ -335,7 +365,7 @@ class StreamingChangeSource:
             old_key = fill_required(old_key) if old_key is not None else None
         tx, offset, source = self._event(rel, lsn, "DELETE")
         for r in records.delete(schema, rel.topic, old_key, before, source, tx, offset):
-            await self._put(r, size)
+            self._emit(r, size)
 
     @staticmethod
     def _size_of(msg: Any) -> int:
