@@ -31,6 +31,10 @@ def worker_properties(kafka_bootstrap: str, prefix: str) -> dict[str, str]:
         "offset.storage.replication.factor": "1",
         "config.storage.replication.factor": "1",
         "status.storage.replication.factor": "1",
+        # one partition each (Connect: 25 and 5): every test has its own internal topics, and the local
+        # broker (512 MB heap) keeps them all; tests/integration/storage covers the 25-partition layout
+        "offset.storage.partitions": "1",
+        "status.storage.partitions": "1",
         "offset.flush.interval.ms": "200",
         "key.converter": "org.apache.kafka.connect.json.JsonConverter",
         "value.converter": "org.apache.kafka.connect.json.JsonConverter",
