@@ -74,7 +74,7 @@ class StreamingSettings:
 
 
 class StreamingChangeSource:
-    """Turns decoded pgoutput messages into records. Owns no connection: `handle()` is fed by the task."""
+    """Turns decoded pgoutput messages into records. Owns no connection: `handle_batch()` is fed by the task."""
 
     def __init__(
         self,
@@ -135,26 +135,23 @@ class StreamingChangeSource:
     async def handle_batch(self, batch: list[tuple[Lsn, Any]]) -> None:
         row_change = _ROW_CHANGES
         for lsn, msg in batch:
-            if msg.__class__ in row_change:  # the hot path: no coroutine per change
-                self._row_change(int(lsn), msg)
-                if self._overflow:
-                    await self._wait_for_room()
-            else:
-                await self.handle(int(lsn), msg)
-
-    def _row_change(self, lsn: int, msg: Any) -> None:
-        try:
-            self._row(lsn, msg)
-        except Exception as e:  # noqa: BLE001 - event.processing.failure.handling.mode decides
-            self._failed(lsn, msg.__class__, e)
-
-    async def handle(self, lsn: int, msg: Any) -> None:
-        kind = msg.__class__
-        if kind in _ROW_CHANGES:
-            self._row_change(lsn, msg)
+            kind = msg.__class__
+            if kind not in row_change:
+                await self._control(int(lsn), msg)
+                continue
+            # the hot path: a row change becomes records without a coroutine; only a full queue is awaited
+            at = int(lsn)
+            try:
+                self._row(at, msg)
+            except Exception as e:  # noqa: BLE001 - event.processing.failure.handling.mode decides
+                self._failed(at, kind, e)
             if self._overflow:
                 await self._wait_for_room()
-        elif kind is pg.Begin:
+
+    async def _control(self, lsn: int, msg: Any) -> None:
+        """Every message that is not a row change: transaction bounds, relations, truncates, logical messages."""
+        kind = msg.__class__
+        if kind is pg.Begin:
             self._xid = msg.xid
             self._commit_us = msg.commit_time + PG_EPOCH_OFFSET_US
             # lsn_proc stays: in Debezium a BEGIN is not a completely processed position

@@ -141,7 +141,7 @@ def test_source_block_memo_follows_every_change() -> None:
     ts = 1795303602364
     seen = [
         c.from_connect_data("t", source, Struct.of(source, v))
-        for v in ([name, ts, 1], [name, ts, 2], ['sr"v', ts + 1, None], [name, ts, None], ["srv2"[:3], ts, 3])
+        for v in ([name, ts, 1], [name, ts, 2], ['sr"v', ts + 1, None], [name, ts, None], ["".join(("s", "rv")), ts, 3])
     ]
     assert seen == [
         b'{"name":"srv","ts_ms":1795303602364,"lsn":1}',
