@@ -46,6 +46,8 @@ ENTRYPOINT ["python3", "-m", "spark_sink"]
 # -- build the worker's virtualenv ----------------------------------------------------------------------------------
 FROM ${PYTHON_IMAGE} AS build
 ENV PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1
+# a C compiler for the JsonConverter's struct encoder (converters/_jsonstruct.c); the final stage has none
+RUN apt-get update && apt-get install -y --no-install-recommends gcc libc6-dev && rm -rf /var/lib/apt/lists/*
 RUN python -m venv /opt/connect-worker
 WORKDIR /src
 COPY pyproject.toml README.md ./

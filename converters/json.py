@@ -23,10 +23,12 @@ import base64
 import binascii
 import datetime as dt
 import decimal
+import importlib
 import json
 import struct
 from collections.abc import Callable, Mapping
 from decimal import Decimal
+from types import ModuleType
 from typing import Any, Final
 
 from connect_worker.api.config import ConfigDef, ConfigKey, ConfigType, Importance, Width, at_least, one_of
@@ -54,6 +56,18 @@ from connect_worker.api.schema import (
 )
 from connect_worker.api.struct import Struct
 from converters import KAFKA_VERSION
+
+
+def _load_accel() -> ModuleType | None:
+    """The struct encoder in C, built from converters/_jsonstruct.c by `pip install`; None where no C compiler
+    built it (then the generated Python encoders, the reference, do the work)."""
+    try:
+        return importlib.import_module("converters._jsonstruct")
+    except ImportError:  # pragma: no cover
+        return None
+
+
+_accel: ModuleType | None = _load_accel()
 
 SCHEMAS_ENABLE: Final = "schemas.enable"
 SCHEMAS_CACHE_SIZE: Final = "schemas.cache.size"
@@ -270,8 +284,10 @@ class JsonCodec:
         self.replace_null = replace_null_with_default
         self.cache_size = max(cache_size, 1)
         self._encoders: dict[Schema, Encoder] = {}
+        self._structs: dict[Schema, Encoder] = {}  # struct encoders without null handling (nested fields)
         self._schema_json: dict[Schema, str] = {}
         self._prefixes: dict[Schema, str] = {}
+        self._accel = _accel  # None: the generated Python struct encoders (the reference)
 
     # -- caches ------------------------------------------------------------------------------------
     def _remember(self, cache: dict[Schema, Any], schema: Schema, value: Any) -> None:
@@ -508,8 +524,43 @@ class JsonCodec:
 
             return enc_pairs
         if t is Type.STRUCT:
-            return self._compile_struct(schema)
+            return self._struct_encoder(schema)
         raise DataError(f"Unknown schema type: {t}")  # pragma: no cover
+
+    def _struct_encoder(self, schema: Schema) -> Encoder:
+        """A struct schema's encoder: the C StructEncoder when it is built, else generated Python."""
+        enc = self._structs.get(schema)
+        if enc is None:
+            enc = self._compile_struct(schema) if self._accel is None else self._c_struct(schema, self._accel)
+            self._remember(self._structs, schema, enc)
+        return enc
+
+    def _c_struct(self, schema: Schema, accel: ModuleType) -> Encoder:
+        """The plan of converters/_jsonstruct.c: per field its prefix, how it is written, what a null writes."""
+        plan: list[tuple[str, int, Any, str | None]] = []
+        for f in schema.fields:
+            fs = f.schema
+            prefix = ("{" if f.index == 0 else ",") + jackson_quote(f.name) + ":"
+            arg: Any = self._logical(fs) if fs.name is not None else None
+            if arg is not None:
+                kind = accel.CALL
+            elif fs.type in (Type.INT8, Type.INT16, Type.INT32, Type.INT64):
+                kind = accel.INT
+            elif fs.type is Type.STRING:
+                kind = accel.STR
+            elif fs.type is Type.BOOLEAN:
+                kind = accel.BOOL
+            elif fs.type is Type.STRUCT:
+                kind, arg = accel.STRUCT, self._struct_encoder(fs)
+            else:
+                kind, arg = accel.CALL, self._compile_non_null(fs)
+            if fs.default is not NO_DEFAULT and fs.default is not None and self.replace_null:
+                null: str | None = self.encode_checked(fs, fs.default)
+            else:
+                null = "null" if fs.optional else None  # None: a null raises TypeError, then Kafka's message
+            plan.append((prefix, kind, arg, null))
+        enc: Encoder = accel.StructEncoder(schema, Struct, tuple(plan))
+        return enc
 
     def _compile_struct(self, schema: Schema) -> Encoder:
         """Generate `def enc(s): v = s.values; return '{"a":' + ... + '}'` for this struct schema."""
