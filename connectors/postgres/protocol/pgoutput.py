@@ -15,7 +15,10 @@ SQL NULL is ``None``; an unchanged TOASTed value is :data:`UNCHANGED_TOAST`. The
 
 from __future__ import annotations
 
+import functools
+import importlib
 import struct
+from collections.abc import Callable
 from typing import Final
 
 from connect_worker.api.errors import DataError
@@ -105,8 +108,11 @@ _STREAM_STOP: Final = StreamStop()
 # -- decoding ---------------------------------------------------------------------------------------
 
 
-def _tuple_data(buf: bytes, pos: int, size: int) -> tuple[TupleData, int]:
-    """Decode a TupleData at ``pos``; returns the values and the position after them."""
+def _tuple_data_py(buf: bytes, pos: int, size: int) -> tuple[TupleData, int]:
+    """Decode a TupleData at ``pos``; returns the values and the position after them.
+
+    The reference for the C parser (`_tupledata.c`, the same values and errors), used where it is not built.
+    """
     (ncols,) = _H.unpack_from(buf, pos)
     if ncols < 0:
         raise DataError(f"negative column count {ncols} in TupleData")
@@ -141,6 +147,21 @@ def _tuple_data(buf: bytes, pos: int, size: int) -> tuple[TupleData, int]:
         else:
             raise DataError(f"unknown TupleData kind {kind:#04x}")
     return tuple(values), pos
+
+
+def _load_tuple_data() -> Callable[[bytes, int, int], tuple[TupleData, int]]:
+    """The TupleData parser: the C one built from _tupledata.c by `pip install`, else the Python reference."""
+    try:
+        module = importlib.import_module("connectors.postgres.protocol._tupledata")
+    except ImportError:  # pragma: no cover - built without a C compiler
+        return _tuple_data_py
+    parse: Callable[[bytes, int, int], tuple[TupleData, int]] = functools.partial(
+        module.tuple_data, UNCHANGED_TOAST, DataError
+    )
+    return parse
+
+
+_tuple_data: Final = _load_tuple_data()
 
 
 def _cstring(data: bytes, pos: int) -> tuple[str, int]:
