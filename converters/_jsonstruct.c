@@ -11,7 +11,11 @@
  *     (uppercase hex); everything else raw (UTF-8);
  *   - BOOLEAN fields: true / false (only the bool singletons);
  *   - STRUCT fields: the nested StructEncoder, written into the same buffer;
- *   - CALL fields: a Python encoder (floats, bytes, decimals, arrays, maps, logical types) returning text.
+ *   - CALL fields: a Python encoder (floats, bytes, arrays, maps, logical types) returning text;
+ *   - DECIMAL fields (Connect's Decimal, decimal.format=BASE64): the unscaled value as big-endian two's
+ *     complement (BigInteger.toByteArray) in padded base64, when str(value) is a plain decimal with exactly
+ *     the schema's scale in fraction digits and at most 18 digits; any other value (exponent notation, another
+ *     scale, NaN, more digits, not a Decimal) goes to the field's Python encoder, which has Kafka's errors.
  * A value the plan does not expect raises TypeError: the converter then runs its checking encoder, which
  * gives Kafka's error message (or encodes leniently where Kafka does). Errors raised by a CALL propagate.
  *
@@ -23,7 +27,7 @@
 #include <structmember.h> /* T_OBJECT_EX (the member type of __slots__) */
 #include <string.h>
 
-enum { K_INT = 0, K_STR = 1, K_BOOL = 2, K_STRUCT = 3, K_CALL = 4 };
+enum { K_INT = 0, K_STR = 1, K_BOOL = 2, K_STRUCT = 3, K_CALL = 4, K_DECIMAL = 5 };
 
 /* -- the output buffer ------------------------------------------------------------------------------- */
 typedef struct {
@@ -194,12 +198,78 @@ static int write_str(Out *o, PyObject *s) {
     return 0;
 }
 
+/* -- decimals -------------------------------------------------------------------------------------------- */
+static const char B64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+/* The unscaled value of a Decimal's text when it has exactly `scale` fraction digits and fits 18 digits:
+ * 1 and *out set; 0 when the text needs the Python encoder. */
+static int plain_unscaled(const char *t, Py_ssize_t n, long scale, long long *out) {
+    Py_ssize_t i = 0;
+    int neg = 0;
+    if (i < n && t[i] == '-') {
+        neg = 1;
+        i++;
+    }
+    long long v = 0;
+    int digits = 0, frac = -1; /* frac: fraction digits seen, -1 before the point */
+    if (i == n) return 0;
+    for (; i < n; i++) {
+        char c = t[i];
+        if (c >= '0' && c <= '9') {
+            if (++digits > 18) return 0;
+            v = v * 10 + (c - '0');
+            if (frac >= 0) frac++;
+        } else if (c == '.' && frac < 0 && digits > 0) {
+            frac = 0;
+        } else {
+            return 0; /* exponent, NaN, Infinity */
+        }
+    }
+    if (frac < 0) frac = 0;
+    if (digits == 0 || frac != scale) return 0;
+    *out = neg ? -v : v;
+    return 1;
+}
+
+static int write_unscaled_b64(Out *o, long long n) {
+    /* BigInteger.toByteArray: the fewest bytes holding n with its sign bit */
+    unsigned long long m = n < 0 ? (unsigned long long)(-(n + 1)) : (unsigned long long)n;
+    int bits = 0;
+    while (m) {
+        bits++;
+        m >>= 1;
+    }
+    int nbytes = bits / 8 + 1;
+    unsigned char b[9];
+    unsigned long long u = (unsigned long long)n;
+    for (int i = nbytes - 1; i >= 0; i--) {
+        b[i] = (unsigned char)(u & 0xFF);
+        u >>= 8;
+    }
+    char enc[2 + 12];
+    int k = 0;
+    enc[k++] = '"';
+    for (int i = 0; i < nbytes; i += 3) {
+        unsigned int x = (unsigned int)b[i] << 16;
+        if (i + 1 < nbytes) x |= (unsigned int)b[i + 1] << 8;
+        if (i + 2 < nbytes) x |= b[i + 2];
+        enc[k++] = B64[(x >> 18) & 63];
+        enc[k++] = B64[(x >> 12) & 63];
+        enc[k++] = i + 1 < nbytes ? B64[(x >> 6) & 63] : '=';
+        enc[k++] = i + 2 < nbytes ? B64[x & 63] : '=';
+    }
+    enc[k++] = '"';
+    return out_write(o, enc, k);
+}
+
 /* -- StructEncoder ----------------------------------------------------------------------------------- */
 typedef struct {
     PyObject *prefix;    /* str: `{"name":` or `,"name":` */
     int kind;
-    PyObject *arg;       /* K_STRUCT: a StructEncoder; K_CALL: a callable; else NULL */
+    PyObject *arg;       /* K_STRUCT: a StructEncoder; K_CALL, K_DECIMAL: a callable; else NULL */
     PyObject *null_text; /* str written for None, or NULL: None is refused (a required field) */
+    PyObject *decimal;   /* K_DECIMAL: the Decimal class */
+    long scale;          /* K_DECIMAL: the schema's scale */
 } Field;
 
 typedef struct {
@@ -209,6 +279,7 @@ typedef struct {
     Py_ssize_t schema_off, values_off; /* the Struct's slot offsets */
     Py_ssize_t nfields;
     Field *fields;
+    PyObject *self_null; /* str answered for None (an optional or defaulted struct), or NULL */
     vectorcallfunc vectorcall;
 } StructEncoder;
 
@@ -261,6 +332,20 @@ static int write_struct(StructEncoder *e, PyObject *s, Out *o) {
         case K_STRUCT:
             if (write_struct((StructEncoder *)f->arg, x, o) < 0) return -1;
             break;
+        case K_DECIMAL:
+            if (Py_IS_TYPE(x, (PyTypeObject *)f->decimal)) {
+                PyObject *t = PyObject_Str(x);
+                if (t == NULL) return -1;
+                long long n;
+                int plain = PyUnicode_IS_ASCII(t) &&
+                            plain_unscaled((const char *)PyUnicode_1BYTE_DATA(t), PyUnicode_GET_LENGTH(t), f->scale, &n);
+                Py_DECREF(t);
+                if (plain) {
+                    if (write_unscaled_b64(o, n) < 0) return -1;
+                    break;
+                }
+            }
+            /* fall through: the Python encoder */
         default: {
             PyObject *r = PyObject_CallOneArg(f->arg, x);
             if (r == NULL) return -1;
@@ -278,10 +363,12 @@ static PyObject *encoder_vectorcall(PyObject *self, PyObject *const *args, size_
         PyErr_SetString(PyExc_TypeError, "StructEncoder takes one Struct");
         return NULL;
     }
+    StructEncoder *e = (StructEncoder *)self;
+    if (args[0] == Py_None && e->self_null != NULL) return Py_NewRef(e->self_null);
     Out o;
     out_init(&o);
     PyObject *r = NULL;
-    if (write_struct((StructEncoder *)self, args[0], &o) == 0) r = out_result(&o);
+    if (write_struct(e, args[0], &o) == 0) r = out_result(&o);
     out_free(&o);
     return r;
 }
@@ -305,20 +392,26 @@ static void encoder_clear_fields(StructEncoder *e) {
         Py_CLEAR(e->fields[i].prefix);
         Py_CLEAR(e->fields[i].arg);
         Py_CLEAR(e->fields[i].null_text);
+        Py_CLEAR(e->fields[i].decimal);
     }
     PyMem_Free(e->fields);
     e->fields = NULL;
     e->nfields = 0;
 }
 
-/* StructEncoder(schema, struct_cls, fields): fields is a sequence of (prefix, kind, arg, null_text). */
+/* StructEncoder(schema, struct_cls, fields, self_null=None): fields is a sequence of
+ * (prefix, kind, arg, null_text), arg being (encoder, scale, Decimal class) for DECIMAL fields. */
 static PyObject *encoder_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
-    PyObject *schema, *cls, *plan;
+    PyObject *schema, *cls, *plan, *self_null = Py_None;
     if (kwds != NULL && PyDict_GET_SIZE(kwds)) {
         PyErr_SetString(PyExc_TypeError, "StructEncoder takes positional arguments only");
         return NULL;
     }
-    if (!PyArg_ParseTuple(args, "OO!O:StructEncoder", &schema, &PyType_Type, &cls, &plan)) return NULL;
+    if (!PyArg_ParseTuple(args, "OO!O|O:StructEncoder", &schema, &PyType_Type, &cls, &plan, &self_null)) return NULL;
+    if (self_null != Py_None && !PyUnicode_Check(self_null)) {
+        PyErr_SetString(PyExc_TypeError, "self_null must be a str or None");
+        return NULL;
+    }
     PyObject *seq = PySequence_Fast(plan, "fields must be a sequence");
     if (seq == NULL) return NULL;
     StructEncoder *e = (StructEncoder *)type->tp_alloc(type, 0);
@@ -326,6 +419,7 @@ static PyObject *encoder_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     e->vectorcall = encoder_vectorcall;
     e->schema = Py_NewRef(schema);
     e->struct_cls = Py_NewRef(cls);
+    e->self_null = self_null == Py_None ? NULL : Py_NewRef(self_null);
     if ((e->schema_off = slot_offset(cls, "schema")) < 0 || (e->values_off = slot_offset(cls, "values")) < 0)
         goto fail;
     Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
@@ -340,7 +434,16 @@ static PyObject *encoder_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
         int kind;
         if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(seq, i), "UiOO:field", &prefix, &kind, &arg, &null_text))
             goto fail;
-        if (kind < K_INT || kind > K_CALL) {
+        PyObject *decimal = NULL;
+        long scale = 0;
+        if (kind == K_DECIMAL) {
+            if (!PyArg_ParseTuple(arg, "OlO!:decimal field", &arg, &scale, &PyType_Type, &decimal)) goto fail;
+            if (scale < 0 || scale > 18) {
+                kind = K_CALL; /* no plain text of 18 digits or fewer has this scale: the Python encoder */
+                decimal = NULL;
+            }
+        }
+        if (kind < K_INT || kind > K_DECIMAL) {
             PyErr_Format(PyExc_ValueError, "unknown field kind %d", kind);
             goto fail;
         }
@@ -348,7 +451,7 @@ static PyObject *encoder_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
             PyErr_SetString(PyExc_TypeError, "a STRUCT field needs a StructEncoder");
             goto fail;
         }
-        if (kind == K_CALL && !PyCallable_Check(arg)) {
+        if ((kind == K_CALL || kind == K_DECIMAL) && !PyCallable_Check(arg)) {
             PyErr_SetString(PyExc_TypeError, "a CALL field needs a callable");
             goto fail;
         }
@@ -359,8 +462,10 @@ static PyObject *encoder_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
         Field *f = &e->fields[i];
         f->prefix = Py_NewRef(prefix);
         f->kind = kind;
-        f->arg = (kind == K_STRUCT || kind == K_CALL) ? Py_NewRef(arg) : NULL;
+        f->arg = (kind == K_STRUCT || kind == K_CALL || kind == K_DECIMAL) ? Py_NewRef(arg) : NULL;
         f->null_text = null_text == Py_None ? NULL : Py_NewRef(null_text);
+        f->decimal = decimal == NULL ? NULL : Py_NewRef(decimal);
+        f->scale = scale;
     }
     Py_DECREF(seq);
     return (PyObject *)e;
@@ -374,13 +479,17 @@ fail_seq:
 static int encoder_traverse(StructEncoder *e, visitproc visit, void *arg) {
     Py_VISIT(e->schema);
     Py_VISIT(e->struct_cls);
-    for (Py_ssize_t i = 0; i < e->nfields; i++) Py_VISIT(e->fields[i].arg);
+    for (Py_ssize_t i = 0; i < e->nfields; i++) {
+        Py_VISIT(e->fields[i].arg);
+        Py_VISIT(e->fields[i].decimal);
+    }
     return 0;
 }
 
 static int encoder_clear(StructEncoder *e) {
     Py_CLEAR(e->schema);
     Py_CLEAR(e->struct_cls);
+    Py_CLEAR(e->self_null);
     encoder_clear_fields(e);
     return 0;
 }
@@ -402,7 +511,7 @@ static PyTypeObject StructEncoderType = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "converters._jsonstruct.StructEncoder",
     .tp_basicsize = sizeof(StructEncoder),
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
-    .tp_doc = "StructEncoder(schema, struct_cls, fields): one struct schema's JSON encoder.",
+    .tp_doc = "StructEncoder(schema, struct_cls, fields, self_null=None): one struct schema's JSON encoder.",
     .tp_new = encoder_new,
     .tp_dealloc = (destructor)encoder_dealloc,
     .tp_traverse = (traverseproc)encoder_traverse,
@@ -442,7 +551,7 @@ PyMODINIT_FUNC PyInit__jsonstruct(void) {
     if (PyModule_AddObjectRef(m, "StructEncoder", (PyObject *)&StructEncoderType) < 0 ||
         PyModule_AddIntConstant(m, "INT", K_INT) < 0 || PyModule_AddIntConstant(m, "STR", K_STR) < 0 ||
         PyModule_AddIntConstant(m, "BOOL", K_BOOL) < 0 || PyModule_AddIntConstant(m, "STRUCT", K_STRUCT) < 0 ||
-        PyModule_AddIntConstant(m, "CALL", K_CALL) < 0) {
+        PyModule_AddIntConstant(m, "CALL", K_CALL) < 0 || PyModule_AddIntConstant(m, "DECIMAL", K_DECIMAL) < 0) {
         Py_DECREF(m);
         return NULL;
     }

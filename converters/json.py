@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import contextlib
 import datetime as dt
 import decimal
 import importlib
@@ -461,13 +462,21 @@ class JsonCodec:
         return None
 
     # -- the compiled encoders (the hot path) ------------------------------------------------------
-    def _compile(self, schema: Schema) -> Encoder:
-        inner = self._compile_non_null(schema)
+    def _null_text(self, schema: Schema) -> str | None:
+        """What a null writes: the default's encoding (replace.null.with.default), "null" when optional, or
+        None: a required value without a default, which has no encoding (Kafka's error)."""
         if schema.default is not NO_DEFAULT and schema.default is not None and self.replace_null:
-            dflt = self.encode_checked(schema, schema.default)
-            return lambda v: dflt if v is None else inner(v)
-        if schema.optional:
-            return lambda v: "null" if v is None else inner(v)
+            return self.encode_checked(schema, schema.default)
+        return "null" if schema.optional else None
+
+    def _compile(self, schema: Schema) -> Encoder:
+        null = self._null_text(schema)
+        if schema.type is Type.STRUCT and self._accel is not None:
+            # the C encoder answers a null itself; a required struct's null raises TypeError (then Kafka's error)
+            return self._c_struct(schema, self._accel, null)
+        inner = self._compile_non_null(schema)
+        if null is not None:
+            return lambda v: null if v is None else inner(v)
 
         def required(v: Any) -> str:
             if v is None:
@@ -535,8 +544,9 @@ class JsonCodec:
             self._remember(self._structs, schema, enc)
         return enc
 
-    def _c_struct(self, schema: Schema, accel: ModuleType) -> Encoder:
-        """The plan of converters/_jsonstruct.c: per field its prefix, how it is written, what a null writes."""
+    def _c_struct(self, schema: Schema, accel: ModuleType, self_null: str | None = None) -> Encoder:
+        """The plan of converters/_jsonstruct.c: per field its prefix, how it is written, what a null writes;
+        `self_null` is what the encoder answers for a null struct (None: it raises TypeError)."""
         plan: list[tuple[str, int, Any, str | None]] = []
         for f in schema.fields:
             fs = f.schema
@@ -544,6 +554,11 @@ class JsonCodec:
             arg: Any = self._logical(fs) if fs.name is not None else None
             if arg is not None:
                 kind = accel.CALL
+                if fs.name == DECIMAL_NAME and not self.numeric_decimals:
+                    # base64 of the unscaled value in C for plain values, else the Python encoder; without a
+                    # scale parameter the Python encoder stays and raises Kafka's error per value
+                    with contextlib.suppress(DataError):
+                        kind, arg = accel.DECIMAL, (arg, _decimal_scale(fs), Decimal)
             elif fs.type in (Type.INT8, Type.INT16, Type.INT32, Type.INT64):
                 kind = accel.INT
             elif fs.type is Type.STRING:
@@ -554,12 +569,8 @@ class JsonCodec:
                 kind, arg = accel.STRUCT, self._struct_encoder(fs)
             else:
                 kind, arg = accel.CALL, self._compile_non_null(fs)
-            if fs.default is not NO_DEFAULT and fs.default is not None and self.replace_null:
-                null: str | None = self.encode_checked(fs, fs.default)
-            else:
-                null = "null" if fs.optional else None  # None: a null raises TypeError, then Kafka's message
-            plan.append((prefix, kind, arg, null))
-        enc: Encoder = accel.StructEncoder(schema, Struct, tuple(plan))
+            plan.append((prefix, kind, arg, self._null_text(fs)))  # None: TypeError, then Kafka's message
+        enc: Encoder = accel.StructEncoder(schema, Struct, tuple(plan), self_null)
         return enc
 
     def _compile_struct(self, schema: Schema) -> Encoder:

@@ -66,7 +66,30 @@ def _value_for(schema: Schema, *, well_typed: bool = False) -> st.SearchStrategy
 def _typed_value(schema: Schema, well_typed: bool) -> st.SearchStrategy[Any]:
     t = schema.type
     if schema.name == "org.apache.kafka.connect.data.Decimal":
-        good: st.SearchStrategy[Any] = st.decimals(places=2, allow_nan=False, allow_infinity=False)
+        good: st.SearchStrategy[Any] = st.one_of(
+            st.decimals(places=2, allow_nan=False, allow_infinity=False),  # the schema's scale: base64 in C
+            st.integers(-(2**70), 2**70).map(lambda n: Decimal(n).scaleb(-2)),  # past 18 digits: Python
+            st.sampled_from(  # byte-length edges, and 18/19 digits around the 64-bit limit of the C path
+                [
+                    Decimal(t)
+                    for t in (
+                        "0.00",
+                        "-0.00",
+                        "1.27",
+                        "-1.28",
+                        "327.67",
+                        "-327.68",
+                        "9999999999999999.99",
+                        "-9999999999999999.99",
+                        "92233720368547758.07",
+                        "-92233720368547758.08",
+                        "99999999999999999.99",
+                        "-99999999999999999.99",
+                    )
+                ]
+            ),
+            st.decimals(),  # any scale, exponent forms, NaN: the Python encoder and its errors
+        )
     elif t in (Type.INT8, Type.INT16, Type.INT32, Type.INT64):
         good = ints
     elif t is Type.STRING:
