@@ -290,18 +290,29 @@ static int refuse(const char *what) {
     return -1;
 }
 
+static int write_fields(StructEncoder *e, PyObject *values, Out *o);
+
 static int write_struct(StructEncoder *e, PyObject *s, Out *o) {
     if ((PyObject *)Py_TYPE(s) != e->struct_cls) return refuse("not a Struct");
     PyObject *schema = *(PyObject **)((char *)s + e->schema_off);
     PyObject *values = *(PyObject **)((char *)s + e->values_off);
     if (schema == NULL || values == NULL) return refuse("incomplete Struct");
+    if (!PyTuple_CheckExact(values) || PyTuple_GET_SIZE(values) != e->nfields) return refuse("struct values");
+    /* own references while Python code runs (Schema.__eq__, CALL encoders), whatever it does to the Struct */
+    Py_INCREF(schema);
+    Py_INCREF(values);
+    int rc = 0;
     if (schema != e->schema) {
         int eq = PyObject_RichCompareBool(schema, e->schema, Py_EQ);
-        if (eq < 0) return -1;
-        if (!eq) return refuse("struct schema mismatch");
+        rc = eq < 0 ? -1 : eq ? 0 : refuse("struct schema mismatch");
     }
-    if (!PyTuple_CheckExact(values) || PyTuple_GET_SIZE(values) != e->nfields) return refuse("struct values");
-    if (e->nfields == 0) return out_write(o, "{}", 2);
+    if (rc == 0) rc = e->nfields == 0 ? out_write(o, "{}", 2) : write_fields(e, values, o);
+    Py_DECREF(values);
+    Py_DECREF(schema);
+    return rc;
+}
+
+static int write_fields(StructEncoder *e, PyObject *values, Out *o) {
     for (Py_ssize_t i = 0; i < e->nfields; i++) {
         Field *f = &e->fields[i];
         PyObject *x = PyTuple_GET_ITEM(values, i);

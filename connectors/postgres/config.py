@@ -1129,6 +1129,8 @@ class PostgresConnectorConfig:
     snapshot_include_collection_list: tuple[str, ...]
     snapshot_fetch_size: int
     snapshot_max_threads: int
+    snapshot_max_threads_multiplier: int
+    legacy_snapshot_max_threads: bool  # one piece per table (either legacy key)
     snapshot_mode: SnapshotMode
     snapshot_mode_custom_name: str | None
     snapshot_data: bool
@@ -1281,6 +1283,10 @@ class PostgresConnectorConfig:
             snapshot_include_collection_list=t("snapshot.include.collection.list"),
             snapshot_fetch_size=10240 if p["snapshot.fetch.size"] is None else p["snapshot.fetch.size"],
             snapshot_max_threads=p["snapshot.max.threads"],
+            snapshot_max_threads_multiplier=p["snapshot.max.threads.multiplier"],
+            legacy_snapshot_max_threads=bool(
+                p["legacy.snapshot.max.threads"] or p["internal.legacy.snapshot.max.threads"]
+            ),
             snapshot_mode=SnapshotMode(e("snapshot.mode")),
             snapshot_mode_custom_name=s("snapshot.mode.custom.name"),
             snapshot_data=p["snapshot.mode.configuration.based.snapshot.data"],

@@ -13,17 +13,19 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncGenerator, Callable, Sequence
 from typing import Any
 
 import psycopg
 from psycopg import sql
 
 from connect_worker.api import SourceRecord
-from connectors.postgres.copy_out import copy_text_rows
+from connectors.postgres.copy_out import Row, copy_text_rows
 from connectors.postgres.offsets import snapshot_offset
+from connectors.postgres.snapshot_chunks import ChunkReader, Connect, export_snapshot, open_reader, plan_table
 from connectors.postgres.source_info import SourceInfo
 from connectors.postgres.streaming import record_size
 from connectors.relational.emitter import RecordFactory
@@ -45,6 +47,10 @@ class SnapshotSettings:
     query_for: Callable[[TableId, Sequence[str]], str | None] | None = None
     # snapshot.locking.mode=custom: the statement locking a table (None: no lock), given lock_timeout_ms
     lock_statement: Callable[[int, TableId], str | None] | None = None
+    # snapshot.max.threads: connections reading at once (snapshot_chunks.py); chunks_per_table: heap ranges per
+    # table (snapshot.max.threads x snapshot.max.threads.multiplier; 1 with legacy.snapshot.max.threads)
+    max_threads: int = 1
+    chunks_per_table: int = 1
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -110,58 +116,141 @@ async def run_snapshot(
     topic_for: Callable[[TableId], str],
     queue: ChangeEventQueue,
     settings: SnapshotSettings,
+    connect: Connect | None = None,
 ) -> SnapshotResult:
-    """Read every table and emit its rows; the caller commits nothing: offsets travel with the records."""
+    """Read every table and emit its rows; the caller commits nothing: offsets travel with the records.
+
+    With settings.max_threads > 1, `connect` opens the further reading connections (snapshot_chunks.py)."""
     lsn, tx_id = await _begin(conn, exported_snapshot)
     if exported_snapshot is not None:
         assert consistent_lsn is not None
         lsn = consistent_lsn
     try:
         await _lock(conn, tables, settings)
-        log.info("snapshot of %d tables at LSN %d (transaction %d)", len(tables), lsn, tx_id)
-        pending: tuple[TableSchema, str, Any, Any, int, bool, int] | None = None
-        estimate = settings.estimate_sizes
-        count = 0
-        first_done = False
-        started = time.monotonic()
+        reads = await _reads(conn, tables, settings)
+        parallel = settings.max_threads > 1 and connect is not None and bool(reads)
+        log.info(
+            "snapshot of %d tables at LSN %d (transaction %d)%s",
+            len(tables),
+            lsn,
+            tx_id,
+            f" with {settings.max_threads} connections" if parallel else "",
+        )
+        async with contextlib.AsyncExitStack() as stack:
+            if parallel:
+                assert connect is not None
+                sources = await _parallel_sources(conn, reads, exported_snapshot, settings, connect, stack)
+            else:
+                sources = [[functools.partial(copy_text_rows, conn, statement)] for _, _, statement, _ in reads]
+            result = await _emit(reads, sources, lsn, tx_id, records, source, topic_for, queue, settings)
+        await conn.execute("COMMIT")
+        return result
+    except BaseException:
+        await conn.execute("ROLLBACK")
+        raise
 
-        offer = queue.offer
 
-        def take(last: bool) -> tuple[SourceRecord, int]:
-            """The pending row's record (its offset says whether it is the last of the snapshot)."""
-            nonlocal pending, first_done
-            assert pending is not None
-            ts, topic, key, value, row_index, last_in_table, size = pending
-            pending = None
-            mark = _mark(first=not first_done, row_index=row_index, last_in_table=last_in_table, last=last)
-            first_done = True
-            now_us = time.time_ns() // 1000
-            src = source.struct(
-                ts_us=now_us,
-                schema=ts.id.schema,
-                table=ts.id.table,
-                tx_id=tx_id,
-                lsn=lsn,
-                last_commit_lsn=None,
-                snapshot=mark,
-            )
-            offset = snapshot_offset(lsn=lsn, tx_id=tx_id, ts_usec=now_us, last=last)
-            return records.read_or_create(ts, topic, "r", key, value, src, None, offset), size
+_Read = tuple[TableSchema, tuple[str, ...], sql.Composable, bool]  # table, columns, SELECT, chunkable
+BatchSource = Callable[[], AsyncGenerator[list[Row], None]]
 
-        for ts in tables:
-            select = _select(ts, settings.select_overrides.get(ts.id), settings.query_for)
-            if select is None:
-                log.info("snapshot of %s skipped: the custom snapshot query returned none", ts.id)
-                continue
-            statement, names = select
-            if names is None:
-                names = await _columns_of(conn, statement)
-            key_fn, value_fn = ts.row_converter(names, snapshot=True)
-            key_of = ts.key_from_value
-            topic = topic_for(ts.id)
-            row_index = 0
+
+async def _reads(
+    conn: psycopg.AsyncConnection[Any], tables: Sequence[TableSchema], settings: SnapshotSettings
+) -> list[_Read]:
+    """What to read of each table: its columns and statement (None from a custom query: left out)."""
+    reads: list[_Read] = []
+    for ts in tables:
+        select = _select(ts, settings.select_overrides.get(ts.id), settings.query_for)
+        if select is None:
+            log.info("snapshot of %s skipped: the custom snapshot query returned none", ts.id)
+            continue
+        statement, names = select
+        chunkable = names is not None  # the connector's own SELECT … FROM table, not an operator's statement
+        if names is None:
+            names = await _columns_of(conn, statement)
+        reads.append((ts, names, statement, chunkable))
+    return reads
+
+
+async def _parallel_sources(
+    conn: psycopg.AsyncConnection[Any],
+    reads: Sequence[_Read],
+    exported_snapshot: str | None,
+    settings: SnapshotSettings,
+    connect: Connect,
+    stack: contextlib.AsyncExitStack,
+) -> list[list[BatchSource]]:
+    """Each table's chunks, read by `max_threads` connections on this transaction's snapshot."""
+    plans = [
+        await plan_table(conn, ts.id, statement, settings.chunks_per_table if chunkable else 1)
+        for ts, _, statement, chunkable in reads
+    ]
+    snapshot = exported_snapshot if exported_snapshot is not None else await export_snapshot(conn)
+    helpers = []
+    for _ in range(settings.max_threads - 1):
+        helper = await open_reader(connect, snapshot)
+        stack.push_async_callback(helper.close)
+        helpers.append(helper)
+    reader = ChunkReader([conn, *helpers], [statement for plan in plans for statement in plan])
+    stack.push_async_callback(reader.close)  # before the helpers close and before COMMIT / ROLLBACK on conn
+    log.info("snapshot: %d chunks of %d tables", sum(map(len, plans)), len(plans))
+    sources: list[list[BatchSource]] = []
+    index = 0
+    for plan in plans:
+        sources.append([functools.partial(reader.rows, i) for i in range(index, index + len(plan))])
+        index += len(plan)
+    return sources
+
+
+async def _emit(
+    reads: Sequence[_Read],
+    sources: Sequence[Sequence[BatchSource]],
+    lsn: int,
+    tx_id: int,
+    records: RecordFactory,
+    source: SourceInfo,
+    topic_for: Callable[[TableId], str],
+    queue: ChangeEventQueue,
+    settings: SnapshotSettings,
+) -> SnapshotResult:
+    """Every row as an `op=r` record, in table order, each table's batches in the order of its sources."""
+    pending: tuple[TableSchema, str, Any, Any, int, bool, int] | None = None
+    estimate = settings.estimate_sizes
+    count = 0
+    first_done = False
+    started = time.monotonic()
+
+    offer = queue.offer
+
+    def take(last: bool) -> tuple[SourceRecord, int]:
+        """The pending row's record (its offset says whether it is the last of the snapshot)."""
+        nonlocal pending, first_done
+        assert pending is not None
+        ts, topic, key, value, row_index, last_in_table, size = pending
+        pending = None
+        mark = _mark(first=not first_done, row_index=row_index, last_in_table=last_in_table, last=last)
+        first_done = True
+        now_us = time.time_ns() // 1000
+        src = source.struct(
+            ts_us=now_us,
+            schema=ts.id.schema,
+            table=ts.id.table,
+            tx_id=tx_id,
+            lsn=lsn,
+            last_commit_lsn=None,
+            snapshot=mark,
+        )
+        offset = snapshot_offset(lsn=lsn, tx_id=tx_id, ts_usec=now_us, last=last)
+        return records.read_or_create(ts, topic, "r", key, value, src, None, offset), size
+
+    for (ts, names, _, _), table_sources in zip(reads, sources, strict=True):
+        key_fn, value_fn = ts.row_converter(names, snapshot=True)
+        key_of = ts.key_from_value
+        topic = topic_for(ts.id)
+        row_index = 0
+        for batch_source in table_sources:
             # closed at once when a row fails or the task stops: the COPY is cancelled before ROLLBACK
-            async with contextlib.aclosing(copy_text_rows(conn, statement)) as batches:
+            async with contextlib.aclosing(batch_source()) as batches:
                 async for batch in batches:
                     for row in batch:
                         if pending is not None:
@@ -173,18 +262,14 @@ async def run_snapshot(
                         pending = (ts, topic, key, value, row_index, False, record_size(row) if estimate else 0)
                         row_index += 1
                         count += 1
-            if pending is not None and pending[0] is ts:
-                pending = (*pending[:5], True, pending[6])
-            log.info("snapshot of %s: %d rows", ts.id, row_index)
-        if pending is not None:
-            await queue.put(*take(last=True))
-        await conn.execute("COMMIT")
-        elapsed = time.monotonic() - started
-        log.info("snapshot completed: %d rows in %.1f s", count, elapsed)
-        return SnapshotResult(lsn, tx_id, count)
-    except BaseException:
-        await conn.execute("ROLLBACK")
-        raise
+        if pending is not None and pending[0] is ts:
+            pending = (*pending[:5], True, pending[6])
+        log.info("snapshot of %s: %d rows", ts.id, row_index)
+    if pending is not None:
+        await queue.put(*take(last=True))
+    elapsed = time.monotonic() - started
+    log.info("snapshot completed: %d rows in %.1f s", count, elapsed)
+    return SnapshotResult(lsn, tx_id, count)
 
 
 async def _lock(conn: psycopg.AsyncConnection[Any], tables: Sequence[TableSchema], settings: SnapshotSettings) -> None:

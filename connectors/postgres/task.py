@@ -371,7 +371,14 @@ class PostgresConnectorTask(SourceTask):
                         estimate_sizes=config.max_queue_size_in_bytes > 0,
                         query_for=self._snapshot_query.snapshot_query if self._snapshot_query else None,
                         lock_statement=self._snapshot_lock.table_locking_statement if self._snapshot_lock else None,
+                        max_threads=config.snapshot_max_threads,
+                        chunks_per_table=(
+                            1
+                            if config.legacy_snapshot_max_threads
+                            else config.snapshot_max_threads * config.snapshot_max_threads_multiplier
+                        ),
                     ),
+                    connect=self._connect_sql,
                 )
             except BaseException:
                 self._snapshot_metrics.aborted_now()

@@ -62,3 +62,11 @@ class ExclusiveLock:
 
 class NotASnapshotter:
     """Lacks the Snapshotter methods."""
+
+
+class PauseBeforeReading:
+    """Holds the snapshot transaction for two seconds per table before any row is read: a test changes rows
+    then, after the snapshot was taken and before the parallel readers run their first statement."""
+
+    def table_locking_statement(self, timeout_ms: int, table: TableId) -> str | None:
+        return "SELECT pg_sleep(2)"
