@@ -62,17 +62,36 @@ host    replication  all   127.0.0.1/32  trust
 HBA
 }
 
+# PostgreSQL 15.20 (like the other branches' minor releases of that day) lets only the libraries listed in
+# output_plugin_libraries (default: pgoutput, test_decoding) be logical decoding output plugins. The connector
+# and its tests also use decoderbufs (Debezium's default plug-in) and wal2json. Older servers have no such
+# setting and allow every installed plug-in: nothing to do there (an unknown setting would stop them starting).
+allow_output_plugins() {
+  local psql=("$PG_BIN/psql" -h 127.0.0.1 -p "$PG_PORT" -U postgres -d postgres -Atq -v ON_ERROR_STOP=1)
+  local known
+  known=$("${psql[@]}" -c "SELECT count(*) FROM pg_settings WHERE name = 'output_plugin_libraries'") \
+    || die "cannot query postgres on 127.0.0.1:$PG_PORT"
+  if [ "$known" = 1 ]; then
+    "${psql[@]}" -c "ALTER SYSTEM SET output_plugin_libraries = 'pgoutput', 'test_decoding', 'decoderbufs', 'wal2json'" \
+      -c "SELECT pg_reload_conf()" >/dev/null || die "cannot set output_plugin_libraries"
+    log "output plug-ins allowed: pgoutput, test_decoding, decoderbufs, wal2json"
+  fi
+}
+
 start() {
   install
   init_cluster
   mkdir -p "$SOCKDIR"; [ -n "$RUN_AS" ] && chown "$RUN_AS" "$SOCKDIR" "$PG_HOME"
   if as_owner "$PG_BIN/pg_ctl" -D "$PGDATA" status >/dev/null 2>&1; then
-    log "postgres already running on 127.0.0.1:$PG_PORT"; return
+    log "postgres already running on 127.0.0.1:$PG_PORT"
+    allow_output_plugins
+    return
   fi
   log "starting postgres on 127.0.0.1:$PG_PORT (log: $LOGFILE)"
   touch "$LOGFILE"; [ -n "$RUN_AS" ] && chown "$RUN_AS" "$LOGFILE"
   as_owner "$PG_BIN/pg_ctl" -D "$PGDATA" -o "-p $PG_PORT" -l "$LOGFILE" -w -t 60 start >/dev/null \
     || { tail -20 "$LOGFILE" >&2; die "postgres did not start, see $LOGFILE"; }
+  allow_output_plugins
   log "postgres is ready: psql -h 127.0.0.1 -p $PG_PORT -U postgres"
 }
 
