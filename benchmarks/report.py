@@ -64,6 +64,18 @@ METRICS: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "rate_10k": ("Achieved insert rate @10k/s", lambda r: dig(r, "stream", "latency_10000", "achieved_rate")),
     "snap_rps": ("Snapshot rows/s", lambda r: dig(r, "snapshot", "rows_per_s")),
     "snap_mbps": ("Snapshot MB/s", lambda r: dig(r, "snapshot", "mb_per_s")),
+    "snap_par_rps": (
+        "Snapshot rows/s, snapshot.max.threads=2 (schemas off)",
+        lambda r: dig(r, "snapshot_parallel", "rows_per_s"),
+    ),
+    "snap_par_cpu": (
+        "Worker CPU % in that snapshot",
+        lambda r: dig(r, "snapshot_parallel", "process_cpu_pct"),
+    ),
+    "snap_par_busy": (
+        "Machine busy % in that snapshot",
+        lambda r: dig(r, "snapshot_parallel", "machine_busy_pct"),
+    ),
     "rss_idle": ("RSS idle, streaming (MB)", lambda r: _mb(dig(r, "stream", "rss_idle_kb"))),
     "rss_peak": ("RSS peak, stream run (MB)", lambda r: _mb(dig(r, "stream", "rss_peak_kb"))),
     "rss_snap": ("RSS peak, snapshot run (MB)", lambda r: _mb(dig(r, "snapshot", "rss_peak_kb"))),
@@ -314,7 +326,7 @@ def chart(results: dict[str, Any], path: Path) -> bool:
     colors = ["#2b7bba" if k == "ours" else "#d95f02" for k, _ in cols]
     panels: list[tuple[str, list[str]]] = [
         ("Streaming events/s", ["stream_eps"]),
-        ("Snapshot rows/s", ["snap_rps"]),
+        ("Snapshot rows/s: serial, snapshot.max.threads=2", ["snap_rps", "snap_par_rps"]),
         ("Latency @10k/s (ms): p50, p99", ["p50_10k", "p99_10k"]),
         ("Latency @1k/s (ms): p50, p99", ["p50_1k", "p99_1k"]),
         ("RSS (MB): idle, peak", ["rss_idle", "rss_peak"]),

@@ -28,7 +28,7 @@ from typing import Any
 from psycopg import sql
 
 from benchmarks import ceiling, kafkautil, pgload, profiling
-from benchmarks.settings import KAFKA_BOOTSTRAP, PG_PORT, TXN_ROWS, Size
+from benchmarks.settings import KAFKA_BOOTSTRAP, PARALLEL_SNAPSHOT_THREADS, PG_PORT, TXN_ROWS, Size
 from benchmarks.workers import DebeziumProcess, OursProcess, RssSampler, Worker, proc_memory_kb
 from tests.differential.debezium import (
     STATE_DIR,
@@ -330,8 +330,9 @@ def stream_run(
     return result
 
 
-def snapshot_run(ctx: Context, kind: str, schemas: bool) -> dict[str, Any]:
-    prefix = f"{ctx.token}{kind[0]}{'s' if schemas else 'n'}x"
+def snapshot_run(ctx: Context, kind: str, schemas: bool, threads: int = 1) -> dict[str, Any]:
+    """The initial snapshot of the preloaded table; `threads` > 1 sets snapshot.max.threads (both systems)."""
+    prefix = f"{ctx.token}{kind[0]}{'s' if schemas else 'n'}x{threads if threads > 1 else ''}"
     topic = f"{prefix}.public.{ctx.snap_table}"
     rows = ctx.plan.size.snapshot_rows
     bootstrap = ctx.plan.bootstrap
@@ -343,7 +344,10 @@ def snapshot_run(ctx: Context, kind: str, schemas: bool) -> dict[str, Any]:
             assert pid is not None
             posted = time.time()
             with RssSampler(pid) as rss, cpu_window(pid) as cpu:
-                worker.create_connector(CONNECTOR, connector_config(ctx, prefix, ctx.snap_table, schemas))
+                config = connector_config(ctx, prefix, ctx.snap_table, schemas)
+                if threads > 1:
+                    config["snapshot.max.threads"] = str(threads)
+                worker.create_connector(CONNECTOR, config)
                 wait_records(worker, topic, rows, wm, timeout=180 + rows / 1_000)
             recs = kafkautil.read_edges(bootstrap, topic, 0, rows)
             span = max(1, recs.append_ms[-1] - recs.append_ms[0]) / 1000.0
@@ -449,6 +453,14 @@ def run(plan: Plan) -> dict[str, Any]:
                 entry["snapshot"] = _guard(
                     f"{kind}.{mode}.snapshot", functools.partial(snapshot_run, ctx, kind, schemas), errors
                 )
+                if not schemas:
+                    threads = PARALLEL_SNAPSHOT_THREADS
+                    log.info("%s %s: snapshot run with snapshot.max.threads=%d", kind, mode, threads)
+                    entry["snapshot_parallel"] = _guard(
+                        f"{kind}.{mode}.snapshot_parallel",
+                        functools.partial(snapshot_run, ctx, kind, schemas, threads),
+                        errors,
+                    )
         if plan.profile and "ours" in plan.systems:
             prof = plan.out_dir / "ours-streaming.prof"
             plan.out_dir.mkdir(parents=True, exist_ok=True)

@@ -12,6 +12,7 @@ PG_BIN = os.environ.get("BENCH_PG_BIN", "/usr/lib/postgresql/15/bin")
 
 TXN_ROWS = 10_000  # streaming throughput: rows per inserted transaction (the workload)
 LATENCY_TICK_S = 0.01  # fixed-rate inserts: one transaction every 10 ms (rate / 100 rows each)
+PARALLEL_SNAPSHOT_THREADS = 2  # the extra snapshot run (schemas off): snapshot.max.threads, as many as cores here
 
 
 @dataclasses.dataclass(frozen=True)

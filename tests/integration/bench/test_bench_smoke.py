@@ -54,6 +54,9 @@ def test_bench_smoke(tmp_path: Path, kafka_bootstrap: str, pg_dsn: str) -> None:
             assert _positive(stream["first_event_s"])
             assert stream["rss_peak_kb"] >= stream["rss_idle_kb"] > 0
             assert _positive(snap["rows_per_s"]) and snap["rows"] == plan.size.snapshot_rows
+            if mode == "schemas_off":  # the parallel snapshot run (snapshot.max.threads)
+                par = run["snapshot_parallel"]
+                assert _positive(par["rows_per_s"]) and par["rows"] == plan.size.snapshot_rows
             if kind == "ours":
                 big = stream["big_transaction"]
                 assert big["rows"] == plan.size.big_txn_rows and big["rss_peak_kb"] >= big["rss_before_kb"] > 0
@@ -68,6 +71,7 @@ def test_bench_smoke(tmp_path: Path, kafka_bootstrap: str, pg_dsn: str) -> None:
     assert written["targets"] and written["ratios"]["schemas_off"]["stream_eps_ours_over_ceiling"] > 0
     md = files["markdown"].read_text()
     assert "| Streaming events/s |" in md and "## Targets (issue)" in md
+    assert "| Snapshot rows/s, snapshot.max.threads=2 (schemas off) |" in md
     if "chart" in files:
         assert files["chart"].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
