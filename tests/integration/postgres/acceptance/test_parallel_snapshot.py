@@ -220,3 +220,42 @@ async def test_a_failing_chunk_fails_the_task(h: Harness) -> None:
     async with connector(h, name, config):
         status = await h.task_state(name, "FAILED", timeout=60)
         assert "division by zero" in status.get("trace", ""), status.get("trace", "")[:800]
+
+
+async def test_stopping_mid_snapshot_cancels_every_reader_and_resumes_cleanly(
+    h: Harness, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A stop while the readers wait on full buffers (the snapshot connection among them, inside a COPY): every
+    COPY is cancelled before the transaction ends, nothing is logged as an error, no reader connection stays,
+    and the resumed task redoes the snapshot from the first row (the snapshot was not completed)."""
+    name = h.name()
+    rows = 3 * ROWS
+    await h.sql(
+        f"CREATE SCHEMA {name}",
+        f"CREATE TABLE {name}.customers (id int PRIMARY KEY, name text NOT NULL)",
+        f"INSERT INTO {name}.customers SELECT i, 'name ' || i FROM generate_series(1, {rows}) i",
+    )
+    topic = f"{name}.{name}.customers"
+    config = h.config(name, name, **PARALLEL, **{"max.batch.size": "200", "max.queue.size": "400"})
+    with caplog.at_level(logging.INFO):
+        async with connector(h, name, config):
+            await h.records(topic, 1, timeout=30)
+            await h.stop(name)
+
+            async def readers_gone() -> bool:
+                left = await h.query(
+                    "SELECT count(*) FROM pg_stat_activity WHERE datname = %s AND query ILIKE 'COPY%%'", (h.dbname,)
+                )
+                return left[0][0] == 0
+
+            await wait(readers_gone, 20)
+            assert not [r for r in caplog.records if r.levelno >= logging.ERROR], [
+                r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR
+            ]
+            await h.resume(name)
+            records = await h.records(topic, rows + 1, timeout=180, settle=1.0)
+    ops = [(payload(r)["op"], key_payload(r)["id"]) for r in records]
+    assert all(op == "r" for op, _ in ops)
+    first_of_second = max(i for i, r in enumerate(records) if payload(r)["source"]["snapshot"] == "first")
+    assert first_of_second > 0, "the resumed task starts a new snapshot"
+    assert sorted(i for _, i in ops[first_of_second:]) == list(range(1, rows + 1))
