@@ -246,7 +246,7 @@ async def test_stopping_mid_snapshot_cancels_every_reader_and_resumes_cleanly(
                 left = await h.query(
                     "SELECT count(*) FROM pg_stat_activity WHERE datname = %s AND query ILIKE 'COPY%%'", (h.dbname,)
                 )
-                return left[0][0] == 0
+                return bool(left[0][0] == 0)
 
             await wait(readers_gone, 20)
             assert not [r for r in caplog.records if r.levelno >= logging.ERROR], [
