@@ -55,6 +55,15 @@ async def _tables(h: Harness, schema: str) -> None:
     )
 
 
+async def _customers(h: Harness, schema: str, rows: int) -> None:
+    """Schema `schema` with a table customers(id, name) of ids 1..rows."""
+    await h.sql(
+        f"CREATE SCHEMA {schema}",
+        f"CREATE TABLE {schema}.customers (id int PRIMARY KEY, name text NOT NULL)",
+        f"INSERT INTO {schema}.customers SELECT i, 'name ' || i FROM generate_series(1, {rows}) i",
+    )
+
+
 def _view(records: list[Any]) -> list[tuple[Any, ...]]:
     """What a consumer sees of snapshot records, without the per-run fields (LSN, txId, times, names)."""
     out = []
@@ -109,11 +118,7 @@ async def test_parallel_snapshot_equals_the_serial_one(h: Harness, caplog: pytes
 async def test_changes_during_a_parallel_snapshot_are_streamed_after_it(h: Harness) -> None:
     name = h.name()
     rows = 3 * ROWS  # ranges of 10,000 rows: more than a reader buffers ahead, so the last ones are read late
-    await h.sql(
-        f"CREATE SCHEMA {name}",
-        f"CREATE TABLE {name}.customers (id int PRIMARY KEY, name text NOT NULL)",
-        f"INSERT INTO {name}.customers SELECT i, 'name ' || i FROM generate_series(1, {rows}) i",
-    )
+    await _customers(h, name, rows)
     topic = f"{name}.{name}.customers"
     # a throttled snapshot: the changes below land while most chunks are still to be read
     config = h.config(name, name, **PARALLEL, **{"max.batch.size": "200", "max.queue.size": "400"})
@@ -138,11 +143,7 @@ async def test_readers_share_the_snapshot_taken_before_they_start(h: Harness) ->
     """Rows changed after the snapshot was taken but before the readers' first statement stay out of it: every
     reader imports the snapshot transaction's snapshot (a reader with its own would see these changes)."""
     name = h.name()
-    await h.sql(
-        f"CREATE SCHEMA {name}",
-        f"CREATE TABLE {name}.customers (id int PRIMARY KEY, name text NOT NULL)",
-        f"INSERT INTO {name}.customers SELECT i, 'name ' || i FROM generate_series(1, {ROWS}) i",
-    )
+    await _customers(h, name, ROWS)
     topic = f"{name}.{name}.customers"
     plugins = "tests.integration.postgres.acceptance.snapshot_plugins"
     pause = {"snapshot.locking.mode": "custom", "snapshot.locking.mode.custom.name": f"{plugins}:PauseBeforeReading"}
@@ -175,11 +176,7 @@ async def test_always_mode_resnapshots_in_parallel_without_an_exported_snapshot(
 ) -> None:
     """On a restart the slot exists: the snapshot transaction exports its own snapshot for the readers."""
     name = h.name()
-    await h.sql(
-        f"CREATE SCHEMA {name}",
-        f"CREATE TABLE {name}.customers (id int PRIMARY KEY, name text NOT NULL)",
-        f"INSERT INTO {name}.customers SELECT i, 'name ' || i FROM generate_series(1, {ROWS}) i",
-    )
+    await _customers(h, name, ROWS)
     topic = f"{name}.{name}.customers"
     async with connector(h, name, h.config(name, name, **PARALLEL, **{"snapshot.mode": "always"})):
         await h.records(topic, ROWS, timeout=90)
@@ -200,11 +197,7 @@ async def test_always_mode_resnapshots_in_parallel_without_an_exported_snapshot(
 async def test_a_failing_chunk_fails_the_task(h: Harness) -> None:
     """A reader's error (the database fails the chunk's COPY part way) reaches the task as its failure."""
     name = h.name()
-    await h.sql(
-        f"CREATE SCHEMA {name}",
-        f"CREATE TABLE {name}.customers (id int PRIMARY KEY, name text NOT NULL)",
-        f"INSERT INTO {name}.customers SELECT i, 'name ' || i FROM generate_series(1, {ROWS}) i",
-    )
+    await _customers(h, name, ROWS)
     table = f"{name}.customers"
     config = h.config(
         name,
@@ -230,11 +223,7 @@ async def test_stopping_mid_snapshot_cancels_every_reader_and_resumes_cleanly(
     and the resumed task redoes the snapshot from the first row (the snapshot was not completed)."""
     name = h.name()
     rows = 3 * ROWS
-    await h.sql(
-        f"CREATE SCHEMA {name}",
-        f"CREATE TABLE {name}.customers (id int PRIMARY KEY, name text NOT NULL)",
-        f"INSERT INTO {name}.customers SELECT i, 'name ' || i FROM generate_series(1, {rows}) i",
-    )
+    await _customers(h, name, rows)
     topic = f"{name}.{name}.customers"
     config = h.config(name, name, **PARALLEL, **{"max.batch.size": "200", "max.queue.size": "400"})
     with caplog.at_level(logging.INFO):
