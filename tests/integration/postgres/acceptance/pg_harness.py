@@ -11,18 +11,21 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import os
 import uuid
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import AsyncIterator, Mapping, Sequence
+from typing import Any, Final
 
 import httpx
 import orjson
 import psycopg
+import pytest_asyncio
 from confluent_kafka.admin import AdminClient
 
 from connect_worker.kafka.reader import TopicRecord, read_to_end
 
 PG_HOST = "127.0.0.1"
+PG_PORT: Final = int(os.environ.get("CW_PG_PORT", "5433"))
 CONNECTOR_CLASS = "io.debezium.connector.postgresql.PostgresConnector"
 
 CUSTOMERS_DDL = (
@@ -317,3 +320,18 @@ async def module_harness(kafka_bootstrap: str, pg_port: int, prefix: str) -> Any
     finally:
         await asyncio.to_thread(drop_database, pg_port, name)
         await asyncio.to_thread(delete_topics_with_prefix, kafka_bootstrap, name)
+
+
+def harness_fixture(prefix: str, *setup: str) -> Any:
+    """An acceptance module's `h` fixture: its scratch database and in-process worker, names starting with
+    `prefix`, and `setup` statements run once (`{dbname}` is the database). Module-scoped; use as
+    `h = harness_fixture("accx")`."""
+
+    @pytest_asyncio.fixture(scope="module", loop_scope="module", name="h")
+    async def fixture(kafka_bootstrap: str) -> AsyncIterator[Harness]:
+        async with module_harness(kafka_bootstrap, PG_PORT, prefix) as harness:
+            if setup:
+                await harness.sql(*(statement.format(dbname=harness.dbname) for statement in setup))
+            yield harness
+
+    return fixture

@@ -4,26 +4,25 @@ against the real PostgreSQL 15 and Kafka, with the plug-ins of snapshot_plugins.
 from __future__ import annotations
 
 import asyncio
-import os
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
-import pytest_asyncio
 
 from tests.integration.postgres.acceptance import snapshot_plugins as plugins
-from tests.integration.postgres.acceptance.pg_harness import Harness, connector, module_harness, payload, wait
+from tests.integration.postgres.acceptance.pg_harness import (
+    Harness,
+    connector,
+    harness_fixture,
+    payload,
+    wait,
+)
 
 pytestmark = [pytest.mark.integration, pytest.mark.asyncio(loop_scope="module")]
 
-PG_PORT = int(os.environ.get("CW_PG_PORT", "5433"))
 PLUGINS = "tests.integration.postgres.acceptance.snapshot_plugins"
 
 
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def h(kafka_bootstrap: str) -> AsyncIterator[Harness]:
-    async with module_harness(kafka_bootstrap, PG_PORT, "accx") as harness:
-        yield harness
+h = harness_fixture("accx")
 
 
 def ids_and_ops(records: list[Any]) -> list[tuple[str, int]]:

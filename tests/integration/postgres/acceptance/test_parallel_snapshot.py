@@ -10,34 +10,27 @@ when no exported snapshot exists (snapshot.mode=always on an existing slot); a f
 from __future__ import annotations
 
 import logging
-import os
 import re
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
-import pytest_asyncio
 
 from tests.integration.postgres.acceptance.pg_harness import (
     Harness,
     connector,
+    harness_fixture,
     key_payload,
-    module_harness,
     payload,
     wait,
 )
 
 pytestmark = [pytest.mark.integration, pytest.mark.asyncio(loop_scope="module")]
 
-PG_PORT = int(os.environ.get("CW_PG_PORT", "5433"))
 ROWS = 20_000  # about 160 heap pages: split into several ranges
 PARALLEL = {"snapshot.max.threads": "3", "snapshot.max.threads.multiplier": "2"}
 
 
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def h(kafka_bootstrap: str) -> AsyncIterator[Harness]:
-    async with module_harness(kafka_bootstrap, PG_PORT, "accp") as harness:
-        yield harness
+h = harness_fixture("accp")
 
 
 async def _tables(h: Harness, schema: str) -> None:

@@ -9,37 +9,29 @@ tests/differential/debezium.py) behaves differently from the spec text, the test
 from __future__ import annotations
 
 import asyncio
-import os
 import signal
 import subprocess
 import sys
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import orjson
 import pytest
-import pytest_asyncio
 
 from tests.integration.postgres.acceptance.pg_harness import (
     Harness,
     connector,
+    harness_fixture,
     key_payload,
-    module_harness,
     payload,
     wait,
 )
 
 pytestmark = [pytest.mark.integration, pytest.mark.asyncio(loop_scope="module")]
 
-PG_PORT = int(os.environ.get("CW_PG_PORT", "5433"))
 
-
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def h(kafka_bootstrap: str) -> AsyncIterator[Harness]:
-    async with module_harness(kafka_bootstrap, PG_PORT, "accs") as harness:
-        yield harness
+h = harness_fixture("accs")
 
 
 def ids_and_ops(records: list[Any]) -> list[tuple[str, int]]:

@@ -8,35 +8,27 @@ disk and emits it at its commit."""
 from __future__ import annotations
 
 import asyncio
-import os
-from collections.abc import AsyncIterator
 from typing import Any
 
 import psycopg
 import pytest
-import pytest_asyncio
 
 from connect_worker.kafka.reader import TopicRecord
 from tests.integration.postgres.acceptance.pg_harness import (
     Harness,
     connector,
+    harness_fixture,
     key_payload,
-    module_harness,
     payload,
     wait,
 )
 
 pytestmark = [pytest.mark.integration, pytest.mark.asyncio(loop_scope="module")]
 
-PG_PORT = int(os.environ.get("CW_PG_PORT", "5433"))
 ROWS = 6000  # about 1.3 MB of changes: streamed in blocks, and more than one spill chunk
 
 
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def h(kafka_bootstrap: str) -> AsyncIterator[Harness]:
-    async with module_harness(kafka_bootstrap, PG_PORT, "accst") as harness:
-        await harness.sql(f"ALTER DATABASE {harness.dbname} SET logical_decoding_work_mem = '64kB'")
-        yield harness
+h = harness_fixture("accst", "ALTER DATABASE {dbname} SET logical_decoding_work_mem = '64kB'")
 
 
 def _comparable(record: TopicRecord) -> Any:

@@ -10,8 +10,6 @@ snapshot (op r) and as streamed (op c), which must agree.
 from __future__ import annotations
 
 import hashlib
-import os
-from collections.abc import AsyncIterator
 from typing import Any
 
 import orjson
@@ -23,14 +21,13 @@ from tests.integration.postgres.acceptance.pg_harness import (
     Harness,
     after_field_schema,
     connector,
-    module_harness,
+    harness_fixture,
     payload,
     value_schema,
 )
 
 pytestmark = [pytest.mark.integration, pytest.mark.asyncio(loop_scope="module")]
 
-PG_PORT = int(os.environ.get("CW_PG_PORT", "5433"))
 
 # name, declaration, literal of row 1 (the row is inserted again as id 2 while streaming)
 TYPE_COLUMNS: list[tuple[str, str, str]] = [
@@ -384,11 +381,7 @@ PROPAGATED_FIRST_NAME = {
 }
 
 
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def h(kafka_bootstrap: str) -> AsyncIterator[Harness]:
-    async with module_harness(kafka_bootstrap, PG_PORT, "acct") as harness:
-        await harness.sql("CREATE EXTENSION IF NOT EXISTS hstore")
-        yield harness
+h = harness_fixture("acct", "CREATE EXTENSION IF NOT EXISTS hstore")
 
 
 BIG_TEXT = "(SELECT string_agg(md5(i::text || random()::text), '') FROM generate_series(1, 3200) i)"  # ~100 KB
