@@ -34,7 +34,7 @@ typedef struct {
     char *p;
     Py_ssize_t len, cap;
     int ascii; /* every byte written so far is < 0x80 */
-    char stack[2048];
+    char stack[8192]; /* a row event with its schema envelope fits without a heap buffer */
 } Out;
 
 static void out_init(Out *o) {
@@ -369,6 +369,12 @@ static int write_fields(StructEncoder *e, PyObject *values, Out *o) {
     return out_write(o, "}", 1);
 }
 
+/* The encoding of `value`: a Struct, or None when the encoder has an answer for it. */
+static int encode_into(StructEncoder *e, PyObject *value, Out *o) {
+    if (value == Py_None && e->self_null != NULL) return out_write_text(o, e->self_null);
+    return write_struct(e, value, o);
+}
+
 static PyObject *encoder_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
     if (PyVectorcall_NARGS(nargsf) != 1 || (kwnames != NULL && PyTuple_GET_SIZE(kwnames))) {
         PyErr_SetString(PyExc_TypeError, "StructEncoder takes one Struct");
@@ -378,11 +384,38 @@ static PyObject *encoder_vectorcall(PyObject *self, PyObject *const *args, size_
     if (args[0] == Py_None && e->self_null != NULL) return Py_NewRef(e->self_null);
     Out o;
     out_init(&o);
-    PyObject *r = NULL;
-    if (write_struct(e, args[0], &o) == 0) r = out_result(&o);
+    PyObject *r = encode_into(e, args[0], &o) == 0 ? out_result(&o) : NULL;
     out_free(&o);
     return r;
 }
+
+/* utf8(value, prefix=None): the encoding as UTF-8 bytes, written once; with `prefix` (bytes, the schema
+ * envelope's `{"schema":…,"payload":`) it is closed by `}`. What the converter sends to Kafka. */
+static PyObject *encoder_utf8(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs < 1 || nargs > 2) {
+        PyErr_SetString(PyExc_TypeError, "utf8(value, prefix=None)");
+        return NULL;
+    }
+    PyObject *prefix = nargs == 2 ? args[1] : Py_None;
+    if (prefix != Py_None && !PyBytes_Check(prefix)) {
+        PyErr_SetString(PyExc_TypeError, "prefix must be bytes or None");
+        return NULL;
+    }
+    Out o;
+    out_init(&o);
+    int rc = prefix == Py_None ? 0 : out_write(&o, PyBytes_AS_STRING(prefix), PyBytes_GET_SIZE(prefix));
+    if (rc == 0) rc = encode_into((StructEncoder *)self, args[0], &o);
+    if (rc == 0 && prefix != Py_None) rc = out_write(&o, "}", 1);
+    PyObject *r = rc == 0 ? PyBytes_FromStringAndSize(o.p, o.len) : NULL;
+    out_free(&o);
+    return r;
+}
+
+static PyMethodDef encoder_methods[] = {
+    {"utf8", (PyCFunction)(void (*)(void))encoder_utf8, METH_FASTCALL,
+     "utf8(value, prefix=None): the encoding as UTF-8 bytes, inside the envelope prefix + '}' when given."},
+    {NULL, NULL, 0, NULL},
+};
 
 static Py_ssize_t slot_offset(PyObject *cls, const char *name) {
     PyObject *d = PyObject_GetAttrString(cls, name);
@@ -530,6 +563,7 @@ static PyTypeObject StructEncoderType = {
     .tp_call = PyVectorcall_Call,
     .tp_vectorcall_offset = offsetof(StructEncoder, vectorcall),
     .tp_getset = encoder_getset,
+    .tp_methods = encoder_methods,
 };
 
 /* quote(s): one str as a JSON string literal, Jackson's way (the same rules as STRING fields). */

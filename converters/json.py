@@ -30,7 +30,7 @@ import struct
 from collections.abc import Callable, Mapping
 from decimal import Decimal
 from types import ModuleType
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final, cast
 
 from connect_worker.api.config import ConfigDef, ConfigKey, ConfigType, Importance, Width, at_least, one_of
 from connect_worker.api.converter import Converter, HeaderConverter
@@ -58,6 +58,9 @@ from connect_worker.api.schema import (
 from connect_worker.api.struct import Struct
 from converters import KAFKA_VERSION
 
+if TYPE_CHECKING:
+    from converters._jsonstruct import StructEncoder
+
 
 def _load_accel() -> ModuleType | None:
     """The struct encoder in C, built from converters/_jsonstruct.c by `pip install`; None where no C compiler
@@ -69,6 +72,7 @@ def _load_accel() -> ModuleType | None:
 
 
 _accel: ModuleType | None = _load_accel()
+_STRUCT_ENCODER: Final = _accel.StructEncoder if _accel is not None else None
 
 SCHEMAS_ENABLE: Final = "schemas.enable"
 SCHEMAS_CACHE_SIZE: Final = "schemas.cache.size"
@@ -288,6 +292,7 @@ class JsonCodec:
         self._structs: dict[Schema, Encoder] = {}  # struct encoders without null handling (nested fields)
         self._schema_json: dict[Schema, str] = {}
         self._prefixes: dict[Schema, str] = {}
+        self._prefixes_utf8: dict[Schema, bytes] = {}
         self._accel = _accel  # None: the generated Python struct encoders (the reference)
 
     # -- caches ------------------------------------------------------------------------------------
@@ -312,6 +317,14 @@ class JsonCodec:
         if p is None:
             p = '{"schema":' + self.schema_json(schema) + ',"payload":'
             self._remember(self._prefixes, schema, p)
+        return p
+
+    def envelope_prefix_utf8(self, schema: Schema) -> bytes:
+        """`envelope_prefix` as UTF-8 bytes (what the C struct encoder writes before the payload)."""
+        p = self._prefixes_utf8.get(schema)
+        if p is None:
+            p = self.envelope_prefix(schema).encode("utf-8")
+            self._remember(self._prefixes_utf8, schema, p)
         return p
 
     # -- schema JSON (JsonConverter.asJsonSchema) ---------------------------------------------------
@@ -472,8 +485,9 @@ class JsonCodec:
     def _compile(self, schema: Schema) -> Encoder:
         null = self._null_text(schema)
         if schema.type is Type.STRUCT and self._accel is not None:
-            # the C encoder answers a null itself; a required struct's null raises TypeError (then Kafka's error)
-            return self._c_struct(schema, self._accel, null)
+            # the C encoder answers a null itself; a required struct's null raises TypeError (then Kafka's error),
+            # as the cached nested-field encoder of the schema does
+            return self._struct_encoder(schema) if null is None else self._c_struct(schema, self._accel, null)
         inner = self._compile_non_null(schema)
         if null is not None:
             return lambda v: null if v is None else inner(v)
@@ -1083,8 +1097,12 @@ class JsonConverter(Converter, HeaderConverter):
         if schema is None:
             payload = codec.encode_checked(None, value)
         else:
+            enc = codec.encoder(schema)
             try:
-                payload = codec.encoder(schema)(value)
+                if enc.__class__ is _STRUCT_ENCODER:  # C: the bytes written once, in the envelope when enabled
+                    c_enc = cast("StructEncoder", enc)
+                    return c_enc.utf8(value, codec.envelope_prefix_utf8(schema) if self.schemas_enabled else None)
+                payload = enc(value)
             except DataError:
                 raise
             except (TypeError, KeyError, AttributeError, ValueError):
