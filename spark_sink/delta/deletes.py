@@ -30,7 +30,7 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from spark_sink.delta.merge import older_than
-from spark_sink.delta.tables import IS_DELETE, LSN, SEQ, SOURCE_TS, IncompatibleTableError, q
+from spark_sink.delta.tables import IS_DELETE, LSN, SEQ, SOURCE_TS, IncompatibleTableError, create_table, q
 from spark_sink.position import SourcePosition
 
 TRUNCATE = "_cdc_truncate"
@@ -81,12 +81,7 @@ class DeleteLedger:
     def ensure(self) -> None:
         """Create the ledger, or add the key columns to one created by a truncate-only batch."""
         if not self.exists():
-            (
-                DeltaTable.createIfNotExists(self.spark)
-                .location(self.path)
-                .addColumns(T.StructType(self.key_fields + META))
-                .execute()
-            )
+            create_table(self.spark, self.path, T.StructType(self.key_fields + META))
             return
         stored = self._stored_keys()
         self._check_keys(stored)

@@ -93,17 +93,41 @@ def check_table(spark: SparkSession, path: str, plan: TablePlan, extra_fields: S
     return check
 
 
+def clear_aborted_creation(spark: SparkSession, path: str) -> bool:
+    """Remove the `_delta_log` of a creation that was killed before its first commit; True if one was removed.
+
+    Delta makes the log directory before it writes version 0. A job killed in between leaves a directory without any
+    commit or checkpoint, which `isDeltaTable` calls no table and `createIfNotExists` refuses forever
+    (DELTA_TABLE_NOT_FOUND). Nothing was ever committed there, so nothing is lost by removing it. Only a log that is
+    empty or holds nothing but hidden temporary files (`.<version>.json.<uuid>.tmp`) counts as aborted; any other
+    entry (a commit, checkpoint, checksum, `_last_checkpoint`, `_commits/`) leaves the log untouched."""
+    context: Any = spark.sparkContext  # the Hadoop FileSystem of the path, through py4j: local, HDFS or object store
+    log = context._jvm.org.apache.hadoop.fs.Path(path.rstrip("/") + "/_delta_log")
+    fs = log.getFileSystem(context._jsc.hadoopConfiguration())
+    if not fs.exists(log):
+        return False
+    if any(not status.getPath().getName().startswith(".") for status in fs.listStatus(log)):
+        return False
+    return bool(fs.delete(log, True))
+
+
+def create_table(
+    spark: SparkSession, path: str, schema: T.StructType, properties: dict[str, str] | None = None
+) -> None:
+    """Create a Delta table at `path` (no-op if one exists), recovering from a creation killed before its commit."""
+    if not DeltaTable.isDeltaTable(spark, path):
+        clear_aborted_creation(spark, path)
+    builder = DeltaTable.createIfNotExists(spark).location(path).addColumns(schema)
+    for name, value in (properties or {}).items():
+        builder = builder.property(name, value)
+    builder.execute()
+
+
 def ensure_table(spark: SparkSession, check: TableCheck, extra_fields: Sequence[T.StructField]) -> list[str]:
     """Create the table or add the new source columns (schema evolution). Returns the added column names."""
     if not check.exists:
         schema = T.StructType(list(check.data_schema.fields) + list(extra_fields))
-        (
-            DeltaTable.createIfNotExists(spark)
-            .location(check.path)
-            .addColumns(schema)
-            .property("delta.enableChangeDataFeed", "false")
-            .execute()
-        )
+        create_table(spark, check.path, schema, {"delta.enableChangeDataFeed": "false"})
         check.exists = True
         return []
     if check.new_columns:

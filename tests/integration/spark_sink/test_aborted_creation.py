@@ -1,0 +1,74 @@
+"""A job killed while Delta creates a table leaves `_delta_log` without a commit. On a real local[2] Spark: the next
+run creates the table and its delete ledger over such leftovers (no dead letter), and a log holding anything but
+hidden temporary files is never removed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.integration.spark_sink.debezium_records import Table, f
+from tests.integration.spark_sink.support import Kafka, rows, run_job
+
+pytestmark = [pytest.mark.integration, pytest.mark.spark]
+
+
+def aborted_log(table_path: Path) -> None:
+    """What a kill between Delta's mkdir of the log and its version-0 commit leaves behind."""
+    log = table_path / "_delta_log"
+    log.mkdir(parents=True)
+    (log / ".00000000000000000000.json.5d0f7c1e-tmp").write_text('{"commitInfo":{}}')
+
+
+def test_a_creation_killed_before_its_commit_is_redone(
+    spark: Any, tmp_path: Path, unique_name: str, kafka_bootstrap: str
+) -> None:
+    from spark_sink.config import SinkConfig
+
+    tbl = Table(unique_name, "public", "items", [f("id", "int32", False), f("v", "string")], ["id"])
+    kafka = Kafka(kafka_bootstrap)
+    kafka.create(tbl.topic)
+    wh = tmp_path / "warehouse"
+    aborted_log(wh / "items")
+    aborted_log(wh / "_cdc_deletes" / "items")
+    kafka.send(tbl.topic, tbl.key_bytes({"id": 1}), tbl.value_bytes("c", 100, {"id": 1, "v": "one"}))
+    kafka.send(tbl.topic, tbl.key_bytes({"id": 2}), tbl.value_bytes("c", 110, {"id": 2, "v": "two"}))
+    kafka.send(tbl.topic, tbl.key_bytes({"id": 2}), tbl.value_bytes("d", 120, None, {"id": 2}))
+    kafka.flush()
+    config = SinkConfig(
+        bootstrap_servers=kafka_bootstrap,
+        topics=(tbl.topic,),
+        warehouse=str(wh),
+        checkpoint=str(tmp_path / "checkpoint"),
+        table_name_template="{table}",
+        query_name=f"q_{unique_name}",
+    )
+    run_job(spark, config)
+    assert not (wh / "_dead_letter").exists()
+    assert [(r["id"], r["v"]) for r in rows(spark, str(wh / "items"))] == [(1, "one")]
+    assert [(r["id"], r["_cdc_lsn"]) for r in rows(spark, str(wh / "_cdc_deletes" / "items"))] == [(2, 120)]
+
+
+def test_a_log_with_anything_committed_is_left_alone(spark: Any, tmp_path: Path) -> None:
+    from pyspark.sql import types as T
+
+    from spark_sink.delta.tables import clear_aborted_creation, create_table
+
+    schema = T.StructType([T.StructField("id", T.LongType(), True)])
+    table = tmp_path / "t"
+    create_table(spark, str(table), schema)
+    spark.createDataFrame([(7,)], schema).write.format("delta").mode("append").save(str(table))
+    assert not clear_aborted_creation(spark, str(table))
+    assert [r["id"] for r in rows(spark, str(table))] == [7]
+
+    odd = tmp_path / "odd"  # a checksum without its commit: not ours to judge, so it stays and creation fails loudly
+    (odd / "_delta_log").mkdir(parents=True)
+    (odd / "_delta_log" / "00000000000000000000.crc").write_text("{}")
+    assert not clear_aborted_creation(spark, str(odd))
+    assert (odd / "_delta_log" / "00000000000000000000.crc").exists()
+    with pytest.raises(Exception, match="DELTA_TABLE_NOT_FOUND"):
+        create_table(spark, str(odd), schema)
+
+    assert not clear_aborted_creation(spark, str(tmp_path / "never"))  # no log at all
