@@ -29,7 +29,7 @@ from psycopg import sql
 
 from benchmarks import ceiling, kafkautil, pgload, profiling
 from benchmarks.settings import KAFKA_BOOTSTRAP, PARALLEL_SNAPSHOT_THREADS, PG_PORT, TXN_ROWS, Size
-from benchmarks.workers import DebeziumProcess, OursProcess, RssSampler, Worker, proc_memory_kb
+from benchmarks.workers import DebeziumProcess, OursProcess, RssSampler, Worker, compile_bytecode, proc_memory_kb
 from tests.differential.debezium import (
     STATE_DIR,
     drop_database,
@@ -423,6 +423,8 @@ def run(plan: Plan) -> dict[str, Any]:
         "runs": {},
         "errors": errors,
     }
+    if "ours" in plan.systems:
+        compile_bytecode()
     drop_database(token, port=PG_PORT)
     with pgload.connect("postgres") as admin:
         admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(token)))

@@ -80,6 +80,21 @@ def _wait_healthy(url: str, alive: object, timeout: float, poll_s: float = 0.05)
     raise TimeoutError(f"{url} not healthy after {timeout} s")
 
 
+PACKAGES = ("connect_worker", "connectors", "converters", "rest")
+
+
+def compile_bytecode() -> None:
+    """Write the worker's bytecode (`__pycache__`) as an installed wheel or the container image has it. The
+    development install is editable and, under PYTHONDONTWRITEBYTECODE, never caches its bytecode, so every start
+    would compile the project's modules again: about 0.4 s of the time to the first event, which no deployment
+    pays. Python checks each file's mtime, so an edited module is still compiled afresh."""
+    import compileall
+
+    for package in PACKAGES:
+        if not compileall.compile_dir(str(ROOT / package), quiet=1):
+            raise RuntimeError(f"could not compile {package}: a syntax error?")
+
+
 @dataclasses.dataclass
 class OursProcess(OurWorker):
     """This project's worker as a separate process (tests/differential/ours.py), timed and optionally profiled."""
