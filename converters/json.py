@@ -202,7 +202,21 @@ def _flt(v: Any) -> str:
 
 
 _BOOL: Final = {True: "true", False: "false"}
-_int_repr: Final = int.__repr__
+_int_repr: Final = int.__repr__  # takes a bool too: callers check the class first
+
+
+def _int_text(v: Any) -> str:
+    """An INT8..INT64 value's text; a bool or a non-int raises TypeError (the checking encoder explains)."""
+    if v.__class__ is not int and (isinstance(v, bool) or not isinstance(v, int)):
+        raise TypeError(type(v))
+    return _int_repr(v)
+
+
+def _bool_text(v: Any) -> str:
+    """A BOOLEAN value's text; anything but a bool (1, 0 included) raises TypeError."""
+    if v.__class__ is not bool:
+        raise TypeError(type(v))
+    return _BOOL[v]
 
 
 _EXACT: Final = decimal.Context(prec=decimal.MAX_PREC)  # scaleb without rounding, whatever the digits
@@ -506,13 +520,13 @@ class JsonCodec:
                 return logical
         t = schema.type
         if t in (Type.INT8, Type.INT16, Type.INT32, Type.INT64):
-            return _int_repr  # raises TypeError for non-ints: the checking encoder then explains
+            return _int_text
         if t is Type.FLOAT64:
             return _dbl
         if t is Type.FLOAT32:
             return _flt
         if t is Type.BOOLEAN:
-            return _BOOL.__getitem__
+            return _bool_text
         if t is Type.STRING:
             return _quote_str
         if t is Type.BYTES:
@@ -594,6 +608,8 @@ class JsonCodec:
             "Struct": Struct,
             "DataError": DataError,
             "_int_repr": _int_repr,
+            "_int_text": _int_text,
+            "_bool_text": _bool_text,
             "_q": _quote_str,
             "_ns": NEEDS_ESCAPE.search,
             "_dbl": _dbl,
@@ -662,14 +678,15 @@ def _memoized(schema: Schema) -> bool:
 
 
 _INLINE: Final = {
-    Type.INT8: "_int_repr({x})",
-    Type.INT16: "_int_repr({x})",
-    Type.INT32: "_int_repr({x})",
-    Type.INT64: "_int_repr({x})",
+    # a plain int is written at once; anything else (a bool: Kafka refuses it) goes through the checks
+    Type.INT8: "(_int_repr({x}) if {x}.__class__ is int else _int_text({x}))",
+    Type.INT16: "(_int_repr({x}) if {x}.__class__ is int else _int_text({x}))",
+    Type.INT32: "(_int_repr({x}) if {x}.__class__ is int else _int_text({x}))",
+    Type.INT64: "(_int_repr({x}) if {x}.__class__ is int else _int_text({x}))",
     # a string with nothing to escape is quoted as is (one C-level search); the others take Jackson's rules
     Type.STRING: "('\"' + {x} + '\"' if _ns({x}) is None else _q({x}))",
     Type.FLOAT64: "_dbl({x})",
-    Type.BOOLEAN: "_BOOL[{x}]",
+    Type.BOOLEAN: "(_BOOL[{x}] if {x}.__class__ is bool else _bool_text({x}))",
     Type.BYTES: "_b64({x})",
 }
 

@@ -258,6 +258,15 @@ def schema_value_cases() -> list[tuple[str, Schema | None, Any]]:
     for d in ["-12.34", "12.34", "0.00", "1.00", "-0.01", "99999999999999999999999999999999.99", "-5.50"]:
         cases.append((f"decimal:{d}", dec2, Decimal(d)))
     cases.append(("decimal scale mismatch", dec2, Decimal("1.5")))
+    # Python's True == 1: a bool is no int to Kafka, nor an int a bool (tagged as Boolean and Long for Java)
+    flags = SchemaBuilder.struct().name("flags").field("n", INT32_SCHEMA).field("b", BOOLEAN_SCHEMA).build()
+    cases += [
+        ("int32 given a bool", INT32_SCHEMA, True),
+        ("boolean given an int", BOOLEAN_SCHEMA, 1),
+        ("int array given a bool", SchemaBuilder.array(INT64_SCHEMA).build(), [1, False]),
+        ("struct int field given a bool", flags, Struct.of(flags, [True, True])),
+        ("struct bool field given an int", flags, Struct.of(flags, [1, 0])),
+    ]
     for d in ["1E+3", "0.0000001", "123.4500", "-1E-10"]:
         exp = Decimal(d).as_tuple().exponent
         assert isinstance(exp, int)

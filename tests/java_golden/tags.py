@@ -66,6 +66,8 @@ def to_tag(schema: Schema | None, v: Any) -> Any:
     if schema.name in (DATE_NAME, TIME_NAME, TIMESTAMP_NAME):
         return {"date_ms": millis(v)}
     t = schema.type
+    if (t in _INT_TAG or t is Type.BOOLEAN) and isinstance(v, bool) != (t is Type.BOOLEAN):
+        return to_tag(None, v)  # a bool for an int or an int for a bool: Java gets the same wrong object
     if t in _INT_TAG:
         return {_INT_TAG[t]: v}
     if t is Type.FLOAT32:
