@@ -42,3 +42,23 @@ def test_a_missed_rate_says_how_far_and_what_cpu_per_event_it_would_take() -> No
 def test_a_met_target_carries_no_limit() -> None:
     v = _verdicts(_results(ours_eps=31_000.0, dbz_eps=10_000.0, cpu_us=27.0, cpu_pct=85.0))
     assert v["G1b"]["met"] is True and v["G1b"]["detail"] == "3.10x (target 3x)"
+
+
+def test_short_runs_warn_that_debezium_is_measured_before_its_jit_warmed_up() -> None:
+    def markdown(size: str, with_debezium: bool) -> str:
+        results = _results(ours_eps=40_000.0, dbz_eps=12_000.0, cpu_us=25.0, cpu_pct=95.0)
+        if not with_debezium:
+            del results["runs"]["debezium"]
+        results["meta"] = {
+            "size": {"name": size, "stream_rows": 1, "snapshot_rows": 1, "latency_s": 1.0, "latency_rates": [1]},
+            "txn_rows": 1,
+            "started": "now",
+            "host_before": {"cpus": 2, "loadavg": ["0"], "python": "3"},
+        }
+        report.derive(results)
+        return report.markdown(results)
+
+    warning = "still warming up (JIT)"
+    assert warning in markdown("small", with_debezium=True)
+    assert warning not in markdown("full", with_debezium=True)
+    assert warning not in markdown("small", with_debezium=False)
