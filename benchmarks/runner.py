@@ -404,7 +404,20 @@ def _guard(label: str, fn: Callable[[], dict[str, Any]], errors: dict[str, str])
     return out
 
 
+def check_disk(plan: Plan, where: Path) -> None:
+    """Refuse a run that would fill the disk halfway through (Kafka and PostgreSQL would fail, not the check)."""
+    need = plan.size.disk_needed(plan.schemas)
+    free = shutil.disk_usage(where).free
+    if need > free:
+        raise SystemExit(
+            f"BENCH_SIZE={plan.size.name} with schemas {'on' if any(plan.schemas) else 'off'} needs about "
+            f"{need / 1e9:.0f} GB free under {where}, which has {free / 1e9:.0f} GB: free space, or run a smaller "
+            "size or BENCH_SCHEMAS=off"
+        )
+
+
 def run(plan: Plan) -> dict[str, Any]:
+    check_disk(plan, next(p for p in (STATE_DIR, *STATE_DIR.parents) if p.exists()))
     token = unique_token("bench")
     ctx = Context(plan=plan, token=token, dbname=token, snap_table=f"{token}_snap")
     errors: dict[str, str] = {}

@@ -31,6 +31,18 @@ class Size:
     def rows_for_profile(self) -> int:
         return self.profile_rows or self.stream_rows
 
+    def disk_needed(self, schemas: tuple[bool, ...]) -> int:
+        """Bytes the fullest moment of a run needs under .devstack/: the stream run's topic, which holds the
+        throughput, latency and big-transaction events until the run ends, plus PostgreSQL's tables and the WAL
+        its slot retains. From measured sizes: ~950 B per event without schemas, ~4,430 B with them, ~900 B per
+        row in PostgreSQL (heap, index, WAL)."""
+        events = self.stream_rows + int(sum(self.latency_rates) * self.latency_s) + self.big_txn_rows
+        per_event = EVENT_BYTES_WITH_SCHEMAS if any(schemas) else EVENT_BYTES
+        return events * per_event + (events + self.snapshot_rows) * PG_BYTES_PER_ROW
+
+
+EVENT_BYTES, EVENT_BYTES_WITH_SCHEMAS, PG_BYTES_PER_ROW = 1_000, 4_500, 900
+
 
 SIZES: dict[str, Size] = {
     "smoke": Size(
