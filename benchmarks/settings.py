@@ -13,6 +13,8 @@ PG_BIN = os.environ.get("BENCH_PG_BIN", "/usr/lib/postgresql/15/bin")
 TXN_ROWS = 10_000  # streaming throughput: rows per inserted transaction (the workload)
 LATENCY_TICK_S = 0.01  # fixed-rate inserts: one transaction every 10 ms (rate / 100 rows each)
 PARALLEL_SNAPSHOT_THREADS = 2  # the extra snapshot run (schemas off): snapshot.max.threads, as many as cores here
+# disk use, measured and rounded up: bytes per event in Kafka (schemas off / on), per row in PostgreSQL
+EVENT_BYTES, EVENT_BYTES_WITH_SCHEMAS, PG_BYTES_PER_ROW = 1_000, 4_500, 900
 
 
 @dataclasses.dataclass(frozen=True)
@@ -39,9 +41,6 @@ class Size:
         events = self.stream_rows + int(sum(self.latency_rates) * self.latency_s) + self.big_txn_rows
         per_event = EVENT_BYTES_WITH_SCHEMAS if any(schemas) else EVENT_BYTES
         return events * per_event + (events + self.snapshot_rows) * PG_BYTES_PER_ROW
-
-
-EVENT_BYTES, EVENT_BYTES_WITH_SCHEMAS, PG_BYTES_PER_ROW = 1_000, 4_500, 900
 
 
 SIZES: dict[str, Size] = {

@@ -207,7 +207,7 @@ _int_repr: Final = int.__repr__  # takes a bool too: callers check the class fir
 
 def _int_text(v: Any) -> str:
     """An INT8..INT64 value's text; a bool or a non-int raises TypeError (the checking encoder explains)."""
-    if v.__class__ is not int and (isinstance(v, bool) or not isinstance(v, int)):
+    if isinstance(v, bool) or not isinstance(v, int):
         raise TypeError(type(v))
     return _int_repr(v)
 
@@ -677,12 +677,10 @@ def _memoized(schema: Schema) -> bool:
     return schema.name is not None and schema.name.startswith("io.debezium.") and schema.name.endswith(".Source")
 
 
+# a plain int is written at once; anything else (a bool: Kafka refuses it) goes through the checks
+_INLINE_INT: Final = "(_int_repr({x}) if {x}.__class__ is int else _int_text({x}))"
 _INLINE: Final = {
-    # a plain int is written at once; anything else (a bool: Kafka refuses it) goes through the checks
-    Type.INT8: "(_int_repr({x}) if {x}.__class__ is int else _int_text({x}))",
-    Type.INT16: "(_int_repr({x}) if {x}.__class__ is int else _int_text({x}))",
-    Type.INT32: "(_int_repr({x}) if {x}.__class__ is int else _int_text({x}))",
-    Type.INT64: "(_int_repr({x}) if {x}.__class__ is int else _int_text({x}))",
+    **dict.fromkeys((Type.INT8, Type.INT16, Type.INT32, Type.INT64), _INLINE_INT),
     # a string with nothing to escape is quoted as is (one C-level search); the others take Jackson's rules
     Type.STRING: "('\"' + {x} + '\"' if _ns({x}) is None else _q({x}))",
     Type.FLOAT64: "_dbl({x})",

@@ -114,9 +114,9 @@ def clear_aborted_creation(spark: SparkSession, path: str) -> bool:
 def create_table(
     spark: SparkSession, path: str, schema: T.StructType, properties: dict[str, str] | None = None
 ) -> None:
-    """Create a Delta table at `path` (no-op if one exists), recovering from a creation killed before its commit."""
-    if not DeltaTable.isDeltaTable(spark, path):
-        clear_aborted_creation(spark, path)
+    """Create a Delta table at `path` (no-op if one exists), recovering from a creation killed before its commit
+    (a committed table's log always holds its commits, so the clean-up never touches it)."""
+    clear_aborted_creation(spark, path)
     builder = DeltaTable.createIfNotExists(spark).location(path).addColumns(schema)
     for name, value in (properties or {}).items():
         builder = builder.property(name, value)
