@@ -25,6 +25,11 @@ from connect_worker.api.errors import ConfigError, ConnectError
 
 log = logging.getLogger(__name__)
 
+# How long an idle keep-alive connection stays open: Jetty's default idle timeout, which Kafka Connect's REST
+# server keeps. It must outlast the keep-alive expiry of common clients (httpx and others use 5 s): with equal
+# values a request sent on a connection the server is closing fails with a connection reset.
+IDLE_TIMEOUT_S = 30
+
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class Listener:
@@ -147,6 +152,7 @@ class RestServer:
                 log_config=None,
                 access_log=False,
                 server_header=False,
+                timeout_keep_alive=IDLE_TIMEOUT_S,
                 **self.ssl_options,
             )
             server = _EmbeddedServer(config)

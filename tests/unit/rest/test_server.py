@@ -44,6 +44,32 @@ async def test_serves_over_http_and_stops_cleanly() -> None:
         pass
 
 
+async def test_an_idle_connection_outlasts_a_clients_five_second_keep_alive() -> None:
+    """A client reusing a connection idle for a little over 5 s (httpx's expiry) must not find it closing
+    under it: the server keeps idle connections 30 s, as Kafka Connect's Jetty does."""
+    server = RestServer(create_app(MemoryHerder()), ["http://127.0.0.1:0"])
+    await server.start()
+    try:
+        port = int(server.urls[0].rsplit(":", 1)[1])
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        request = b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+        answers = []
+        for pause in (0.0, 5.5):
+            await asyncio.sleep(pause)
+            writer.write(request)
+            await writer.drain()
+            head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 5)
+            length = int(
+                next(h for h in head.split(b"\r\n") if h.lower().startswith(b"content-length:")).split(b":")[1]
+            )
+            answers.append((head.split(b"\r\n")[0], await reader.readexactly(length)))
+        writer.close()
+        assert [status for status, _ in answers] == [b"HTTP/1.1 200 OK"] * 2
+        assert all(b'"version"' in body for _, body in answers)
+    finally:
+        await server.stop()
+
+
 async def test_port_in_use_fails_start_and_leaves_nothing_bound() -> None:
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
