@@ -33,6 +33,7 @@ from tests.differential.debezium import (
 )
 
 GOLDEN_TOKEN = "cwgolden"
+GOLDEN_PG_PORT = 5433  # the PostgreSQL port the golden files were captured with (it shows in REST config maps)
 TABLE = "customers"
 
 DDL = (
@@ -87,6 +88,7 @@ class ScenarioRun:
     offsets: list[CapturedRecord] = field(default_factory=list)
     rest: list[RestAnswer] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
+    pg_port: int = GOLDEN_PG_PORT
 
 
 def connector_config(token: str, pg_port: int) -> dict[str, str]:
@@ -130,6 +132,7 @@ def run_customers_scenario(
         connector=token,
         data_topic=f"{token}.public.{TABLE}",
         transaction_topic=f"{token}.transaction",
+        pg_port=pg_port,
     )
     t0 = time.monotonic()
     connect.note_token(token)
@@ -231,9 +234,24 @@ def _mask_rest(doc: Any) -> Any:
     return doc
 
 
+def _golden_port(doc: Any, port: int) -> Any:
+    """The run's `database.port` written as the golden files' (a run on another PostgreSQL port, e.g. in CI)."""
+    if isinstance(doc, dict):
+        for k, v in doc.items():
+            if k == "database.port" and v == str(port):
+                doc[k] = str(GOLDEN_PG_PORT)
+            else:
+                _golden_port(v, port)
+    elif isinstance(doc, list):
+        for v in doc:
+            _golden_port(v, port)
+    return doc
+
+
 def rest_rows(run: ScenarioRun) -> list[dict[str, Any]]:
     """{"request","status","content_type","body"}; body parsed JSON, worker address / cluster id / LSNs masked,
-    the run's token replaced by the golden one. (Config maps come back in Java HashMap order: compare parsed.)"""
+    the run's token and PostgreSQL port replaced by the golden ones. (Config maps come back in Java HashMap
+    order: compare parsed.)"""
     rows = []
     for a in run.rest:
         body_text = a.body.decode("utf-8")
@@ -242,7 +260,7 @@ def rest_rows(run: ScenarioRun) -> list[dict[str, Any]]:
         path = a.path
         for old, new in normaliser(run).items():
             path = path.replace(old, new)
-        body = _mask_rest(loads(body_text)) if body_text else None
+        body = _golden_port(_mask_rest(loads(body_text)), run.pg_port) if body_text else None
         rows.append({"request": f"{a.method} {path}", "status": a.status, "content_type": a.content_type, "body": body})
     return rows
 

@@ -87,7 +87,10 @@ def test_offsets_hand_over_from_debezium_to_this_worker_and_back(
         prefix=token, dbname=token, slot=token, publication=token, tables=[f"public.{TABLE}"], pg_port=pg_port
     )
     ours = OurWorker(
-        kafka_bootstrap=kafka_bootstrap, name=unique_token("cwho"), offsets_from=debezium_connect.offset_topic
+        kafka_bootstrap=kafka_bootstrap,
+        name=unique_token("cwho"),
+        pg_port=pg_port,
+        offsets_from=debezium_connect.offset_topic,
     )
     with scratch_database(token, port=pg_port) as dsn, psycopg.connect(dsn, autocommit=True) as db:
         db.execute(f"CREATE TABLE public.{TABLE} (id int PRIMARY KEY, v text)")

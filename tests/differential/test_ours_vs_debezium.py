@@ -21,11 +21,11 @@ GOLDEN = Path(__file__).resolve().parent / "golden"
 
 
 @pytest.fixture(scope="module")
-def our_run(kafka_bootstrap: str) -> Iterator[ScenarioRun]:
-    worker = OurWorker(kafka_bootstrap=kafka_bootstrap, name=unique_token("cw"))
+def our_run(kafka_bootstrap: str, pg_port: int) -> Iterator[ScenarioRun]:
+    worker = OurWorker(kafka_bootstrap=kafka_bootstrap, name=unique_token("cw"), pg_port=pg_port)
     worker.start()
     try:
-        yield scenario_pg.run_customers_scenario(worker, token=unique_token("cwrun"))
+        yield scenario_pg.run_customers_scenario(worker, token=unique_token("cwrun"), pg_port=pg_port)
     finally:
         worker.stop()
         worker.delete_internal_topics()

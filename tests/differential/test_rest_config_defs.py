@@ -32,8 +32,8 @@ pytestmark = [pytest.mark.integration, pytest.mark.debezium, pytest.mark.timeout
 
 
 @pytest.fixture(scope="module")
-def our_worker(kafka_bootstrap: str) -> Iterator[OurWorker]:
-    worker = OurWorker(kafka_bootstrap=kafka_bootstrap, name=unique_token("cwcfg"))
+def our_worker(kafka_bootstrap: str, pg_port: int) -> Iterator[OurWorker]:
+    worker = OurWorker(kafka_bootstrap=kafka_bootstrap, name=unique_token("cwcfg"), pg_port=pg_port)
     worker.start()
     try:
         yield worker
