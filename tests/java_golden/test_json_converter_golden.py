@@ -10,7 +10,7 @@ import pytest
 
 from connect_worker.api.errors import ConnectError
 from connect_worker.api.schema import Schema
-from converters import json as json_converter
+from converters import json_encoder
 from converters.json import JsonConverter
 from tests.java_golden.conftest import RunJava
 from tests.java_golden.json_cases import CONFIGS, schema_value_cases, to_inputs
@@ -90,9 +90,9 @@ def _jdk17_number_formatting(java: dict[str, Any], py: dict[str, Any]) -> bool:
 def encoder_path(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
     """Both struct encoders: the C one (converters/_jsonstruct.c, built by the install) and the generated Python."""
     if request.param == "c":
-        assert json_converter._accel is not None, "converters._jsonstruct is not built (pip install -e .)"
+        assert json_encoder._accel is not None, "converters._jsonstruct is not built (pip install -e .)"
     else:
-        monkeypatch.setattr(json_converter, "_accel", None)
+        monkeypatch.setattr(json_encoder, "_accel", None)
     return str(request.param)
 
 

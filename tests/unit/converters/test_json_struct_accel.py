@@ -20,13 +20,14 @@ from connect_worker.api.errors import DataError
 from connect_worker.api.javacompat import jackson_quote
 from connect_worker.api.schema import Schema, SchemaBuilder, Type, decimal_schema
 from connect_worker.api.struct import Struct
-from converters import json as json_converter
-from converters.json import JsonCodec, JsonConverter
+from converters import json_encoder
+from converters.json import JsonConverter
+from converters.json_encoder import JsonCodec
 
 
 def test_the_extension_is_built() -> None:
     """`pip install -e .` (make) compiles it; a missing build must not pass silently as the Python path."""
-    assert json_converter._accel is not None, "converters._jsonstruct is not built: run `pip install -e .`"
+    assert json_encoder._accel is not None, "converters._jsonstruct is not built: run `pip install -e .`"
 
 
 # -- values -----------------------------------------------------------------------------------------------
@@ -117,8 +118,8 @@ def _struct_value(schema: Schema, *, well_typed: bool = False) -> st.SearchStrat
 @given(s=st.one_of(texts, st.text(max_size=200)))
 def test_c_quote_is_jacksons(s: str) -> None:
     """The string rules alone, with no fallback behind them (a struct falls back on any error)."""
-    assert json_converter._accel is not None
-    assert json_converter._accel.quote(s) == jackson_quote(s)
+    assert json_encoder._accel is not None
+    assert json_encoder._accel.quote(s) == jackson_quote(s)
 
 
 # -- schemas ----------------------------------------------------------------------------------------------
@@ -213,7 +214,7 @@ def test_c_and_generated_python_encoders_agree(
     config = {"schemas.enable": "true"}
     c = _encode(config, schema, value)
     with monkeypatch_module.context() as mp:
-        mp.setattr(json_converter, "_accel", None)
+        mp.setattr(json_encoder, "_accel", None)
         py = _encode(config, schema, value)
     assert c == py
 
@@ -223,7 +224,7 @@ def test_bools_and_ints_are_not_interchangeable(accel: bool, monkeypatch: pytest
     """Python's True == 1 must not leak into the output: Kafka refuses a Boolean for an INT and an Integer for a
     BOOLEAN, in a struct field, an array item or a top-level value, on both encoder paths."""
     if not accel:
-        monkeypatch.setattr(json_converter, "_accel", None)
+        monkeypatch.setattr(json_encoder, "_accel", None)
     config = {"schemas.enable": "false"}
     int32, boolean = SchemaBuilder(Type.INT32).build(), SchemaBuilder(Type.BOOLEAN).build()
     row = SchemaBuilder.struct().name("r").field("i", int32).field("b", boolean).build()
@@ -286,7 +287,7 @@ def test_debezium_envelope_bytes_equal_the_python_path(monkeypatch: pytest.Monke
     out = {}
     for path in ("c", "python"):
         if path == "python":
-            monkeypatch.setattr(json_converter, "_accel", None)
+            monkeypatch.setattr(json_encoder, "_accel", None)
         for schemas in ("true", "false"):
             out[path, schemas] = _encode({"schemas.enable": schemas}, env, value)
     assert out["c", "true"] == out["python", "true"]
