@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -14,6 +15,8 @@ from pyspark.sql import types as T
 from spark_sink.planning import TablePlan
 from spark_sink.spark_types import evolvable_struct, same_type, to_spark
 from spark_sink.types import infer
+
+log = logging.getLogger("spark_sink")
 
 LSN, SEQ, OP, SOURCE_TS = "_cdc_lsn", "_cdc_seq", "_cdc_op", "_cdc_source_ts"
 DELETED, DELETED_AT = "_deleted", "_deleted_at"
@@ -96,18 +99,22 @@ def check_table(spark: SparkSession, path: str, plan: TablePlan, extra_fields: S
 def clear_aborted_creation(spark: SparkSession, path: str) -> bool:
     """Remove the `_delta_log` of a creation that was killed before its first commit; True if one was removed.
 
-    Delta makes the log directory before it writes version 0. A job killed in between leaves a directory without any
-    commit or checkpoint, which `isDeltaTable` calls no table and `createIfNotExists` refuses forever
-    (DELTA_TABLE_NOT_FOUND). Nothing was ever committed there, so nothing is lost by removing it. Only a log that is
-    empty or holds nothing but hidden temporary files (`.<version>.json.<uuid>.tmp`) counts as aborted; any other
-    entry (a commit, checkpoint, checksum, `_last_checkpoint`, `_commits/`) leaves the log untouched."""
+    Delta makes the log directory (with an empty `_staged_commits/` in Delta 4) before it writes version 0. A job
+    killed in between leaves a log without any commit or checkpoint, which `isDeltaTable` calls no table and
+    `createIfNotExists` refuses forever (DELTA_TABLE_NOT_FOUND). Nothing was ever committed there, so nothing is
+    lost by removing it. Only a log whose files, at any depth, are all hidden temporary files
+    (`.<version>.json.<uuid>.tmp`) counts as aborted: empty directories do not count, and any other file (a
+    commit, checkpoint, checksum, `_last_checkpoint`, a commit under `_commits/` or `_staged_commits/`) leaves
+    the log untouched."""
     context: Any = spark.sparkContext  # the Hadoop FileSystem of the path, through py4j: local, HDFS or object store
     log = context._jvm.org.apache.hadoop.fs.Path(path.rstrip("/") + "/_delta_log")
     fs = log.getFileSystem(context._jsc.hadoopConfiguration())
     if not fs.exists(log):
         return False
-    if any(not status.getPath().getName().startswith(".") for status in fs.listStatus(log)):
-        return False
+    files = fs.listFiles(log, True)  # every file below the log, directories left out
+    while files.hasNext():
+        if not files.next().getPath().getName().startswith("."):
+            return False
     return bool(fs.delete(log, True))
 
 
@@ -116,7 +123,8 @@ def create_table(
 ) -> None:
     """Create a Delta table at `path` (no-op if one exists), recovering from a creation killed before its commit
     (a committed table's log always holds its commits, so the clean-up never touches it)."""
-    clear_aborted_creation(spark, path)
+    if clear_aborted_creation(spark, path):
+        log.warning("table %s: removed the log of a creation killed before its first commit; creating it again", path)
     builder = DeltaTable.createIfNotExists(spark).location(path).addColumns(schema)
     for name, value in (properties or {}).items():
         builder = builder.property(name, value)

@@ -1,9 +1,10 @@
 """A job killed while Delta creates a table leaves `_delta_log` without a commit. On a real local[2] Spark: the next
-run creates the table and its delete ledger over such leftovers (no dead letter), and a log holding anything but
-hidden temporary files is never removed."""
+run creates the table and its delete ledger over such leftovers (no dead letter), and a log holding any file but
+hidden temporary ones, at any depth, is never removed."""
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -15,15 +16,23 @@ from tests.integration.spark_sink.support import Kafka, rows, run_job
 pytestmark = [pytest.mark.integration, pytest.mark.spark]
 
 
-def aborted_log(table_path: Path) -> None:
-    """What a kill between Delta's mkdir of the log and its version-0 commit leaves behind."""
+def aborted_log(table_path: Path, leftover: str) -> None:
+    """What a kill between Delta's mkdir of the log and its version-0 commit leaves behind: Delta 4.4 makes
+    `_delta_log/_staged_commits/` first (seen after a kill in the e2e test), then writes a hidden temporary file."""
     log = table_path / "_delta_log"
-    log.mkdir(parents=True)
-    (log / ".00000000000000000000.json.5d0f7c1e-tmp").write_text('{"commitInfo":{}}')
+    (log / "_staged_commits").mkdir(parents=True)
+    if leftover == "temporary_file":
+        (log / ".00000000000000000000.json.5d0f7c1e-tmp").write_text('{"commitInfo":{}}')
 
 
+@pytest.mark.parametrize("leftover", ["empty_directories", "temporary_file"])
 def test_a_creation_killed_before_its_commit_is_redone(
-    spark: Any, tmp_path: Path, unique_name: str, kafka_bootstrap: str
+    spark: Any,
+    tmp_path: Path,
+    unique_name: str,
+    kafka_bootstrap: str,
+    leftover: str,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     from spark_sink.config import SinkConfig
 
@@ -31,8 +40,8 @@ def test_a_creation_killed_before_its_commit_is_redone(
     kafka = Kafka(kafka_bootstrap)
     kafka.create(tbl.topic)
     wh = tmp_path / "warehouse"
-    aborted_log(wh / "items")
-    aborted_log(wh / "_cdc_deletes" / "items")
+    aborted_log(wh / "items", leftover)
+    aborted_log(wh / "_cdc_deletes" / "items", leftover)
     kafka.send(tbl.topic, tbl.key_bytes({"id": 1}), tbl.value_bytes("c", 100, {"id": 1, "v": "one"}))
     kafka.send(tbl.topic, tbl.key_bytes({"id": 2}), tbl.value_bytes("c", 110, {"id": 2, "v": "two"}))
     kafka.send(tbl.topic, tbl.key_bytes({"id": 2}), tbl.value_bytes("d", 120, None, {"id": 2}))
@@ -45,8 +54,11 @@ def test_a_creation_killed_before_its_commit_is_redone(
         table_name_template="{table}",
         query_name=f"q_{unique_name}",
     )
-    run_job(spark, config)
+    with caplog.at_level(logging.WARNING, logger="spark_sink"):
+        run_job(spark, config)
     assert not (wh / "_dead_letter").exists()
+    cleared = [r.getMessage() for r in caplog.records if "killed before its first commit" in r.getMessage()]
+    assert len(cleared) == 2, cleared  # the table and its delete ledger
     assert [(r["id"], r["v"]) for r in rows(spark, str(wh / "items"))] == [(1, "one")]
     assert [(r["id"], r["_cdc_lsn"]) for r in rows(spark, str(wh / "_cdc_deletes" / "items"))] == [(2, 120)]
 
@@ -70,5 +82,11 @@ def test_a_log_with_anything_committed_is_left_alone(spark: Any, tmp_path: Path)
     assert (odd / "_delta_log" / "00000000000000000000.crc").exists()
     with pytest.raises(Exception, match="DELTA_TABLE_NOT_FOUND"):
         create_table(spark, str(odd), schema)
+
+    staged = tmp_path / "staged"  # a commit under _staged_commits/ is a file of the log: left alone as well
+    (staged / "_delta_log" / "_staged_commits").mkdir(parents=True)
+    (staged / "_delta_log" / "_staged_commits" / "00000000000000000000.0b6c.json").write_text("{}")
+    assert not clear_aborted_creation(spark, str(staged))
+    assert (staged / "_delta_log" / "_staged_commits" / "00000000000000000000.0b6c.json").exists()
 
     assert not clear_aborted_creation(spark, str(tmp_path / "never"))  # no log at all
