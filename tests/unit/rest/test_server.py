@@ -46,7 +46,7 @@ async def test_serves_over_http_and_stops_cleanly() -> None:
 
 async def test_an_idle_connection_outlasts_a_clients_five_second_keep_alive() -> None:
     """A client reusing a connection idle for a little over 5 s (httpx's expiry) must not find it closing
-    under it: the server keeps idle connections 30 s, as Kafka Connect's Jetty does."""
+    under it: the server keeps idle connections 90 s, as Kafka Connect's REST server does."""
     server = RestServer(create_app(MemoryHerder()), ["http://127.0.0.1:0"])
     await server.start()
     try:
