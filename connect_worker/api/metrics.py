@@ -152,8 +152,16 @@ class MetricsGroup:
         self._metrics[key] = m
         return m
 
-    def counter(self, name: str, documentation: str = "", *, labels: Mapping[str, str] | None = None) -> Counter:
-        m = self._metric(Counter, "counter", name, documentation, labels, None)
+    def counter(
+        self,
+        name: str,
+        documentation: str = "",
+        *,
+        labels: Mapping[str, str] | None = None,
+        fn: Callable[[], float | int | None] | None = None,
+    ) -> Counter:
+        """A counter; with `fn`, its value is read from that function when scraped (a count kept elsewhere)."""
+        m = self._metric(Counter, "counter", name, documentation, labels, fn)
         assert isinstance(m, Counter)
         return m
 

@@ -79,6 +79,7 @@ class AsyncProducer:
 
         conf["error_cb"] = on_error
         self._producer = Producer(conf)
+        self._produce = self._producer.produce
         self._poll_interval = poll_interval
         self._wake = asyncio.Event()
         self._poller: asyncio.Task[None] | None = None
@@ -111,6 +112,40 @@ class AsyncProducer:
 
     # -- producing --------------------------------------------------------------------------------
 
+    def try_produce(
+        self,
+        topic: str,
+        key: bytes | None,
+        value: bytes | None,
+        partition: int | None,
+        headers: list[Any] | None,  # (name, bytes | None) pairs
+        timestamp: int | None,
+        on_delivery: DeliveryCallback | None,
+    ) -> bool:
+        """Queue one message now; False when librdkafka's queue is full (await `produce` then). The hot path:
+        arguments go to librdkafka positionally (confluent-kafka's order: topic, value, key, partition,
+        on_delivery, its alias callback, timestamp, headers), which spares a keyword dict per message; the
+        delivery callback is handed over as is, so the messages in flight are librdkafka's own count."""
+        if self._fatal is not None:
+            raise KafkaException(self._fatal)
+        try:
+            self._produce(
+                topic,
+                value,
+                key,
+                -1 if partition is None else partition,
+                on_delivery,
+                None,
+                0 if timestamp is None else timestamp,
+                headers,
+            )
+        except BufferError:
+            return False
+        wake = self._wake
+        if not wake.is_set():
+            wake.set()
+        return True
+
     async def produce(
         self,
         topic: str,
@@ -122,30 +157,12 @@ class AsyncProducer:
         timestamp: int | None = None,
         on_delivery: DeliveryCallback | None = None,
     ) -> None:
-        """Queue one message; waits (polling) while librdkafka's queue is full. The delivery callback is handed
-        to librdkafka as is (no wrapper per message): the messages in flight are librdkafka's own count."""
-        if self._fatal is not None:
-            raise KafkaException(self._fatal)
-        produce = self._producer.produce
-        while True:
-            try:
-                produce(
-                    topic,
-                    value,
-                    key,
-                    partition=-1 if partition is None else partition,
-                    on_delivery=on_delivery,
-                    timestamp=0 if timestamp is None else timestamp,
-                    # a list is handed over as is (librdkafka copies it): the source task's is shared
-                    headers=(headers if headers.__class__ is list else list(headers)) if headers else None,
-                )
-                break
-            except BufferError:
-                self._producer.poll(0)
-                await asyncio.sleep(self._poll_interval)
-        wake = self._wake
-        if not wake.is_set():
-            wake.set()
+        """Queue one message; waits (polling) while librdkafka's queue is full."""
+        # a list is handed over as is (librdkafka copies it): the source task's is shared
+        listed = (headers if headers.__class__ is list else list(headers)) if headers else None
+        while not self.try_produce(topic, key, value, partition, listed, timestamp, on_delivery):
+            self._producer.poll(0)
+            await asyncio.sleep(self._poll_interval)
 
     async def send(
         self,

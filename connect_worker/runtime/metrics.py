@@ -225,12 +225,14 @@ class TaskMetrics:
     """What the source-task loop counts, as Connect's source-task-metrics, task-error-metrics and
     connector-task-metrics groups."""
 
-    def __init__(self, group: MetricsGroup, *, active: Callable[[], int]) -> None:
+    def __init__(self, group: MetricsGroup, *, active: Callable[[], int], written: Callable[[], int]) -> None:
         self.group = group
         g = group
         self.polled = g.counter("source_record_poll_total", "Records produced (returned by poll) by this task.")
-        self.written = g.counter(
-            "source_record_write_total", "Records output by the transformations and acknowledged by Kafka."
+        g.counter(
+            "source_record_write_total",
+            "Records output by the transformations and acknowledged by Kafka.",
+            fn=written,  # counted by the delivery reports themselves (one attribute write per record)
         )
         self.batches = g.counter("poll_batch_total", "Non-empty batches returned by poll.")
         self.poll_time = g.counter("poll_batch_time_ms_total", "Milliseconds spent in poll for non-empty batches.")

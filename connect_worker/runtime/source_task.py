@@ -14,7 +14,7 @@ import dataclasses
 import logging
 import time
 import traceback
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Protocol
 
 from confluent_kafka import KafkaError, Message
@@ -115,7 +115,9 @@ class WorkerSourceTask:
         self._listener = listener
         self._topics = topics
         self._settings = settings
-        self._submitted = SubmittedRecords()
+        self.acknowledged = 0  # records Kafka acknowledged (source_record_write_total); DeliveryListener
+        self.with_metadata = type(task).commit_record is not SourceTask.commit_record
+        self._submitted = SubmittedRecords(self)
         self._known_topics: set[str] = set()
         self._header_cache: tuple[tuple[Any, ...], str, list[tuple[str, bytes | None]]] | None = None
         self._stopping = asyncio.Event()
@@ -125,9 +127,8 @@ class WorkerSourceTask:
         self._commit_lock = asyncio.Lock()
         self._main: asyncio.Task[None] | None = None
         self._flusher: asyncio.Task[None] | None = None
-        self._wants_commit_record = type(task).commit_record is not SourceTask.commit_record
         group = metrics if metrics is not None else MetricsGroup("unregistered")
-        self._metrics = TaskMetrics(group, active=lambda: self._producer.in_flight)
+        self._metrics = TaskMetrics(group, active=lambda: self._producer.in_flight, written=lambda: self.acknowledged)
         self.task.initialize(TaskContext(self.props, ConnectorOffsetReader(offset_store, task_id.connector), group))
 
     # -- control (called by the herder) -----------------------------------------------------------------
@@ -234,31 +235,52 @@ class WorkerSourceTask:
             metrics.polled.inc(len(batch))
             metrics.batches.inc()
             metrics.poll_time.inc((time.monotonic() - started) * 1000)
+            send = self._send
             for record in batch:
-                await self._send(record)
+                # the hot path is synchronous: a coroutine only when a topic is new or librdkafka's queue is full
+                pending = send(record)
+                if pending is not None:
+                    await pending
                 if self._failure is not None:
                     return
             producer.poll()
 
-    async def _send(self, record: SourceRecord) -> None:
+    def _send(self, record: SourceRecord) -> Awaitable[None] | None:
+        """Transform, convert and queue one record; returns what is left to await, if anything."""
         try:
             transformed = self._transform(record)
-            if transformed is None:
-                self._skip(record)
-                return
-            topic = transformed.topic
-            if topic not in self._known_topics:
-                await self._topics.ensure(topic)
-                self._known_topics.add(topic)
-                self._listener.on_topic(self.id, topic)
-            key = self._key_converter.from_connect_data(
-                topic, transformed.key_schema, transformed.key, transformed.headers
-            )
+        except Exception as e:  # noqa: BLE001 - errors.tolerance decides (raises when not tolerated)
+            self._not_sent(record, e)
+            return None
+        if transformed is None:
+            self._skip(record)
+            return None
+        if transformed.topic not in self._known_topics:
+            return self._send_to_new_topic(record, transformed)
+        return self._produce(record, transformed)
+
+    async def _send_to_new_topic(self, record: SourceRecord, transformed: SourceRecord) -> None:
+        topic = transformed.topic
+        try:
+            await self._topics.ensure(topic)
+        except Exception as e:  # noqa: BLE001
+            self._not_sent(record, e)
+            return
+        self._known_topics.add(topic)
+        self._listener.on_topic(self.id, topic)
+        pending = self._produce(record, transformed)
+        if pending is not None:
+            await pending
+
+    def _produce(self, record: SourceRecord, transformed: SourceRecord) -> Awaitable[None] | None:
+        topic = transformed.topic
+        record_headers = transformed.headers
+        try:
+            key = self._key_converter.from_connect_data(topic, transformed.key_schema, transformed.key, record_headers)
             value = self._value_converter.from_connect_data(
-                topic, transformed.value_schema, transformed.value, transformed.headers
+                topic, transformed.value_schema, transformed.value, record_headers
             )
             headers = None
-            record_headers = transformed.headers
             if record_headers:
                 # a connector usually hands the same headers tuple to every record (Debezium's context
                 # headers): convert it once per (tuple, topic)
@@ -269,28 +291,30 @@ class WorkerSourceTask:
                     hc = self._header_converter
                     headers = [(h.key, hc.from_connect_header(topic, h.key, h.schema, h.value)) for h in record_headers]
                     self._header_cache = (record_headers, topic, headers)
-        except Exception as e:
-            self._metrics.failed.inc()
-            if not self._settings.tolerate_errors:
-                raise
-            self._metrics.skipped.inc()
-            self._tolerated(record, e)
-            self._skip(record)
-            return
-        entry = self._submitted.submit(record.source_partition, record.source_offset)
-        await self._producer.produce(
-            topic,
-            key,
-            value,
-            partition=transformed.kafka_partition,
-            headers=headers,
-            timestamp=transformed.timestamp,
-            on_delivery=self._on_delivery(entry, record),
+        except Exception as e:  # noqa: BLE001
+            self._not_sent(record, e)
+            return None
+        entry = self._submitted.submit(record.source_partition, record.source_offset, record)
+        partition = transformed.kafka_partition
+        timestamp = transformed.timestamp
+        if self._producer.try_produce(topic, key, value, partition, headers, timestamp, entry):
+            return None
+        return self._producer.produce(
+            topic, key, value, partition=partition, headers=headers, timestamp=timestamp, on_delivery=entry
         )
+
+    def _not_sent(self, record: SourceRecord, e: Exception) -> None:
+        """A record that failed to transform or convert: fail the task, or skip it under errors.tolerance=all."""
+        self._metrics.failed.inc()
+        if not self._settings.tolerate_errors:
+            raise e
+        self._metrics.skipped.inc()
+        self._tolerated(record, e)
+        self._skip(record)
 
     def _skip(self, record: SourceRecord) -> None:
         self._submitted.submit(record.source_partition, record.source_offset).ack()
-        if self._wants_commit_record:
+        if self.with_metadata:
             asyncio.get_running_loop().create_task(self.task.commit_record(record, None))
 
     def _tolerated(self, record: SourceRecord, e: Exception) -> None:
@@ -298,21 +322,17 @@ class WorkerSourceTask:
             where = f" (topic {record.topic})" if self._settings.log_error_messages else ""
             log.warning("task %s skipped a record it could not convert or transform%s: %s", self.id, where, e)
 
-    def _on_delivery(self, entry: Submitted, record: SourceRecord) -> Callable[[KafkaError | None, Message], None]:
-        def done(err: KafkaError | None, msg: Message) -> None:
-            if err is not None:
-                self._metrics.produce_failed.inc()
-                self._fail(RuntimeError(f"Kafka did not accept a record for topic {record.topic}: {err.str()}"))
-                return
-            self._metrics.written.inc()
-            entry.ack()
-            if self._wants_commit_record:
-                meta = RecordMetadata(
-                    msg.topic() or record.topic, msg.partition() or 0, msg.offset() or 0, msg.timestamp()[1]
-                )
-                asyncio.get_running_loop().create_task(self.task.commit_record(record, meta))
+    # -- delivery reports (SubmittedRecords' listener) -----------------------------------------------------
+    def delivered(self, entry: Submitted, msg: Message) -> None:
+        """An acknowledged record, for a task that overrides commit_record (`with_metadata`)."""
+        record = entry.record
+        assert record is not None
+        meta = RecordMetadata(msg.topic() or record.topic, msg.partition() or 0, msg.offset() or 0, msg.timestamp()[1])
+        asyncio.get_running_loop().create_task(self.task.commit_record(record, meta))
 
-        return done
+    def delivery_failed(self, entry: Submitted, err: KafkaError, msg: Message) -> None:
+        self._metrics.produce_failed.inc()
+        self._fail(RuntimeError(f"Kafka did not accept a record for topic {msg.topic()}: {err.str()}"))
 
     # -- offsets -----------------------------------------------------------------------------------------
     async def _flush_loop(self) -> None:

@@ -65,10 +65,13 @@ def test_task_metrics_from_a_context_without_metrics_is_a_private_group() -> Non
 
 def test_task_metrics_commit_bookkeeping() -> None:
     registry = MetricsRegistry()
-    m = TaskMetrics(registry.group("kafka_connect_source_task_metrics", connector="c", task="0"), active=lambda: 2)
+    group = registry.group("kafka_connect_source_task_metrics", connector="c", task="0")
+    m = TaskMetrics(group, active=lambda: 2, written=lambda: 7)
     m.committed(5)
     m.committed(3)
     text = render(WorkerMetrics(registry).samples())
+    assert 'kafka_connect_source_task_metrics_source_record_write_total{connector="c",task="0"} 7' in text
+    assert "# TYPE kafka_connect_source_task_metrics_source_record_write_total counter" in text
     assert 'kafka_connect_connector_task_metrics_offset_commit_total{connector="c",task="0"} 2' in text
     assert 'kafka_connect_connector_task_metrics_offset_commit_max_time_ms{connector="c",task="0"} 5' in text
     assert 'kafka_connect_source_task_metrics_source_record_active_count{connector="c",task="0"} 2' in text
