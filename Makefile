@@ -14,7 +14,10 @@ help:
 	@echo "make lint   ruff, mypy and the import contracts"
 	@echo "make bench  side-by-side benchmark with Debezium (BENCH_SIZE=smoke|small|full, see benchmarks/README.md)"
 
-$(STAMP): pyproject.toml
+# the C extensions are built by the install: a changed C source reinstalls
+C_SOURCES := $(wildcard connect_worker/*/*.c converters/*.c connectors/*/*.c connectors/*/*/*.c)
+
+$(STAMP): pyproject.toml $(C_SOURCES)
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11+ is required (found %s)" % sys.version.split()[0])'
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip

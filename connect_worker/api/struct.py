@@ -2,21 +2,57 @@
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, Self
 
 from connect_worker.api.errors import DataError
 from connect_worker.api.schema import Schema, Type
 
 
-class Struct:
+class _PyStructBase:
+    """Struct's two slots and its constructor in Python: the reference for connect_worker/api/_struct.c, and
+    what an install without a C compiler uses."""
+
+    __slots__ = ("schema", "values")
+
+    schema: Schema
+    values: tuple[Any, ...]
+
+    @classmethod
+    def of(cls, schema: Schema, values: Sequence[Any]) -> Self:
+        if len(values) != len(schema.fields):
+            raise DataError(f"Expected {len(schema.fields)} values for {schema!r}, got {len(values)}")
+        s = _new(cls)
+        _set_schema(s, schema)  # the slots' own setters: half the cost of object.__setattr__
+        _set_values(s, values if values.__class__ is tuple else tuple(values))
+        return s
+
+
+_new = object.__new__
+_set_schema = _PyStructBase.__dict__["schema"].__set__  # the slot descriptors
+_set_values = _PyStructBase.__dict__["values"].__set__
+
+
+def _base() -> type[_PyStructBase]:
+    """The C base (built from _struct.c by `pip install`), else the Python one."""
+    try:
+        accel = importlib.import_module("connect_worker.api._struct")
+    except ImportError:
+        return _PyStructBase
+    accel.init(DataError)
+    base: type[_PyStructBase] = accel.StructBase
+    return base
+
+
+class Struct(_base()):  # type: ignore[misc]
     """Values in the order of the schema's fields. Immutable once built; `put` returns a new Struct.
 
     `Struct(schema, {"id": 1})` builds from a mapping (missing fields are None);
-    `Struct.of(schema, values)` takes the values already in field order (the hot path).
+    `Struct.of(schema, values)` takes the values already in field order (the hot path, in C where built).
     """
 
-    __slots__ = ("schema", "values")
+    __slots__ = ()
 
     schema: Schema
     values: tuple[Any, ...]
@@ -34,14 +70,10 @@ class Struct:
         object.__setattr__(self, "schema", schema)
         object.__setattr__(self, "values", values)
 
-    @classmethod
-    def of(cls, schema: Schema, values: Sequence[Any]) -> Struct:
-        if len(values) != len(schema.fields):
-            raise DataError(f"Expected {len(schema.fields)} values for {schema!r}, got {len(values)}")
-        s = _new(cls)
-        _set_schema(s, schema)  # the slots' own setters: half the cost of object.__setattr__ (hot path)
-        _set_values(s, values if values.__class__ is tuple else tuple(values))
-        return s
+    if TYPE_CHECKING:
+
+        @classmethod
+        def of(cls, schema: Schema, values: Sequence[Any]) -> Struct: ...
 
     def __setattr__(self, key: str, value: Any) -> None:
         raise AttributeError("Struct is immutable")
@@ -93,8 +125,3 @@ def _hashable(v: Any) -> Any:
     if isinstance(v, bytearray):
         return bytes(v)
     return v
-
-
-_new = object.__new__
-_set_schema = Struct.__dict__["schema"].__set__  # the slot descriptors
-_set_values = Struct.__dict__["values"].__set__
