@@ -25,6 +25,7 @@ from connect_worker.api.schema import (
     struct_schema,
 )
 from connect_worker.api.struct import Struct
+from connectors.postgres.value_converters import fastparse
 from connectors.postgres.value_converters._base import (
     Factory,
     Mapping,
@@ -170,7 +171,9 @@ def numeric_mapping(spec: TypeSpec, options: TypeOptions) -> Mapping:
         return scaled(text)
 
     precision = spec.length if spec.length is not None else 0
-    return Mapping(decimal_schema(scale, precision=precision), to_decimal, snapshot_specials_null=True)
+    # `[-]digits.<scale digits>` (scaled's own fast path) in C, this function for everything else
+    parse = fastparse.fixed_scale_decimal(scale, to_decimal) if fixed_point else to_decimal
+    return Mapping(decimal_schema(scale, precision=precision), parse, snapshot_specials_null=True)
 
 
 # Traps inexact results, so quantize raises instead of rounding (BigDecimal.setScale without rounding mode).

@@ -19,6 +19,7 @@ from connect_worker.api.schema import (
     time_schema,
     timestamp_schema,
 )
+from connectors.postgres.value_converters import fastparse
 from connectors.postgres.value_converters._base import Factory, Mapping, TypeOptions, TypeSpec, bad_value
 
 MICROS_PER_SECOND: Final = 1_000_000
@@ -304,7 +305,8 @@ def _timestamptz(spec: TypeSpec, options: TypeOptions) -> Mapping:
             return micros
         return format_zoned_timestamp(micros, width)
 
-    return Mapping(ZONED_TIMESTAMP_SCHEMA, convert)
+    # the fast path above in C, this function for everything else
+    return Mapping(ZONED_TIMESTAMP_SCHEMA, fastparse.zoned_timestamp(width, convert) if pad is not None else convert)
 
 
 def _timetz(spec: TypeSpec, options: TypeOptions) -> Mapping:
