@@ -139,6 +139,9 @@ class JsonConverter(Converter, HeaderConverter):
         self._codec = JsonCodec(numeric_decimals=False, replace_null_with_default=True, cache_size=1000)
         self._reader = JsonReader(replace_null_with_default=True, cache_size=1000)
         self._fixed_schema: Schema | None = None
+        # the last struct schema written with the C encoder, its encoder and envelope prefix: a connector task
+        # sends one table's records in a row, so most records skip the encoder lookup (and its schema hash)
+        self._hot: tuple[Schema, Any, bytes | None] | None = None
 
     @classmethod
     def config_def(cls) -> ConfigDef:
@@ -159,6 +162,7 @@ class JsonConverter(Converter, HeaderConverter):
             cache_size=cache_size,
         )
         self._reader = JsonReader(replace_null_with_default=replace_null, cache_size=cache_size)
+        self._hot = None
         content = parsed[SCHEMA_CONTENT]
         self._fixed_schema = None
         if content:
@@ -171,6 +175,12 @@ class JsonConverter(Converter, HeaderConverter):
     def from_connect_data(
         self, topic: str, schema: Schema | None, value: Any, headers: tuple[Header, ...] = ()
     ) -> bytes | None:
+        hot = self._hot
+        if hot is not None and hot[0] is schema:
+            try:
+                return hot[1](value, hot[2])  # type: ignore[no-any-return]
+            except (TypeError, KeyError, AttributeError, ValueError):
+                return self._checked(schema, self._codec.encode_checked(schema, value))
         if schema is None and value is None:
             return None
         codec = self._codec
@@ -181,14 +191,20 @@ class JsonConverter(Converter, HeaderConverter):
             try:
                 if enc.__class__ is STRUCT_ENCODER:  # C: the bytes written once, in the envelope when enabled
                     c_enc = cast("StructEncoder", enc)
-                    return c_enc.utf8(value, codec.envelope_prefix_utf8(schema) if self.schemas_enabled else None)
+                    prefix = codec.envelope_prefix_utf8(schema) if self.schemas_enabled else None
+                    self._hot = (schema, c_enc.utf8, prefix)
+                    return c_enc.utf8(value, prefix)
                 payload = enc(value)
             except DataError:
                 raise
             except (TypeError, KeyError, AttributeError, ValueError):
                 payload = codec.encode_checked(schema, value)  # raises Kafka's error, or succeeds leniently
+        return self._checked(schema, payload)
+
+    def _checked(self, schema: Schema | None, payload: str) -> bytes:
+        """A payload's bytes, in the envelope when schemas are enabled."""
         if self.schemas_enabled:
-            return (codec.envelope_prefix(schema) + payload + "}").encode("utf-8")
+            return (self._codec.envelope_prefix(schema) + payload + "}").encode("utf-8")
         return payload.encode("utf-8")
 
     def to_connect_data(self, topic: str, data: bytes | None) -> SchemaAndValue:

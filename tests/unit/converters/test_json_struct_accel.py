@@ -204,6 +204,26 @@ def test_c_encoder_answers_as_the_checking_encoder(data: st.DataObject, schema: 
     assert _encode(config, schema, value) == _reference(config, schema, value)
 
 
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data(), schemas=st.lists(struct_schemas, min_size=1, max_size=3), config=st.sampled_from(_CONFIGS))
+def test_one_converter_answers_every_record_as_the_checking_encoder(
+    data: st.DataObject, schemas: list[Schema], config: dict[str, str]
+) -> None:
+    """A converter remembers the last struct schema's encoder: records of the same schema in a row (good and
+    bad values, nulls) and a switch to another schema and back must still answer as the reference does."""
+    conv = JsonConverter()
+    conv.configure(config, False)
+    for _ in range(8):
+        schema = data.draw(st.sampled_from(schemas))
+        value = data.draw(_value_for(schema))
+        try:
+            out = conv.from_connect_data("t", schema, value)
+            got = "null" if out is None else out.decode("utf-8")
+        except DataError as e:
+            got = "error: " + str(e)
+        assert got == _reference(config, schema, value)
+
+
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data(), schema=struct_schemas, well_typed=st.booleans())
 def test_c_and_generated_python_encoders_agree(
