@@ -128,3 +128,15 @@ Lsn.MAX = Lsn(_MAX)
 
 def _is_hex32(part: str) -> bool:
     return 0 < len(part) <= 8 and all(c in _HEX_DIGITS for c in part)
+
+
+_new = object.__new__
+_set_value = Lsn.__dict__["_value"].__set__  # the slot's own setter
+
+
+def wire_lsn(value: int) -> Lsn:
+    """The Lsn of an unsigned 64-bit integer read off the replication protocol: in range by construction, so
+    without `Lsn()`'s checks (the per-message path)."""
+    lsn: Lsn = _new(Lsn)
+    _set_value(lsn, value)
+    return lsn

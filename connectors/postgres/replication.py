@@ -38,7 +38,7 @@ from psycopg import pq
 
 from connect_worker.api.errors import ConnectError, DataError
 from connectors.postgres.errors import PostgresConnectionError, PostgresError, from_psycopg, make_error
-from connectors.postgres.lsn import Lsn
+from connectors.postgres.lsn import Lsn, wire_lsn
 from connectors.postgres.protocol import commands
 from connectors.postgres.protocol.commands import CreatedSlot, SlotInfo, SnapshotAction, SystemIdentity
 from connectors.postgres.protocol.copy_both import (
@@ -306,7 +306,7 @@ class ReplicationStream(Generic[M]):
             self._fail(error)
             self._pending.clear()
             raise error from e
-        return Lsn(wal_start), message
+        return wire_lsn(wal_start), message
 
     async def _wait(self) -> None:
         """Wait for a message, an error or the end (no await before the check: no lost wake-up)."""

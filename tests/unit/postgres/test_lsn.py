@@ -107,3 +107,12 @@ def test_order_matches_the_integers(a: int, b: int) -> None:
     assert (la == lb) == (a == b)
     assert (hash(la) == hash(lb)) or a != b
     assert sorted([la, lb]) == [Lsn(x) for x in sorted([a, b])]
+
+
+def test_a_wire_lsn_is_an_ordinary_lsn() -> None:
+    from connectors.postgres.lsn import wire_lsn
+
+    for value in (0, 1, 0x16_B374D848, (1 << 64) - 1):
+        lsn = wire_lsn(value)
+        assert type(lsn) is Lsn and lsn == Lsn(value) and hash(lsn) == hash(Lsn(value))
+        assert int(lsn) == value and str(lsn) == str(Lsn(value))
