@@ -19,7 +19,9 @@ class ChangeEventQueue:
     def __init__(self, *, max_size: int, max_batch: int, poll_interval_s: float, max_bytes: int = 0) -> None:
         if max_size <= max_batch:
             raise ValueError("max.queue.size must be larger than max.batch.size")
-        self._items: collections.deque[tuple[SourceRecord, int]] = collections.deque()
+        self._items: collections.deque[SourceRecord] = collections.deque()
+        # the records' sizes, in the same order, only when max.queue.size.in.bytes bounds the queue
+        self._sizes: collections.deque[int] | None = collections.deque() if max_bytes > 0 else None
         self._max_size = max_size
         self._max_batch = max_batch
         self._max_bytes = max_bytes
@@ -42,12 +44,17 @@ class ChangeEventQueue:
 
     def offer(self, record: SourceRecord, size: int = 0) -> bool:
         """Enqueue without waiting; False when the queue is full (then `await put()`)."""
-        if self._full():
+        items = self._items
+        sizes = self._sizes
+        if len(items) >= self._max_size or (sizes is not None and self._max_bytes <= self._bytes):
             self._not_full.clear()
             return False
-        self._items.append((record, size))
-        self._bytes += size
-        self._not_empty.set()
+        if not items:
+            self._not_empty.set()
+        items.append(record)
+        if sizes is not None:
+            sizes.append(size)
+            self._bytes += size
         return True
 
     async def put(self, record: SourceRecord, size: int = 0) -> None:
@@ -60,22 +67,25 @@ class ChangeEventQueue:
         self._not_empty.set()
 
     async def poll(self) -> list[SourceRecord]:
-        if not self._items and self._failure is None:
+        items = self._items
+        if not items and self._failure is None:
             self._not_empty.clear()
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._not_empty.wait(), self._poll_interval_s)
-        if not self._items and self._failure is not None:
+        if not items and self._failure is not None:
             failure, self._failure = self._failure, None
             raise failure
-        n = min(len(self._items), self._max_batch)
-        batch: list[SourceRecord] = []
-        popleft = self._items.popleft
-        freed = 0
-        for _ in range(n):
-            record, size = popleft()
-            batch.append(record)
-            freed += size
-        self._bytes -= freed
+        n = min(len(items), self._max_batch)
+        if n == len(items):
+            batch = list(items)
+            items.clear()
+        else:
+            popleft = items.popleft
+            batch = [popleft() for _ in range(n)]
+        sizes = self._sizes
+        if sizes is not None:
+            pop = sizes.popleft
+            self._bytes -= sum([pop() for _ in range(n)])
         if n and not self._full():
             self._not_full.set()
         return batch
