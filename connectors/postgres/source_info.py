@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Any, Final
 
 from connect_worker.api import Schema, Struct, Type
 from connect_worker.api.schema import struct_schema
@@ -54,6 +54,25 @@ def sequence_text(last_commit_lsn: int | None, lsn: int | None) -> str:
     return f"[{a},{b}]"
 
 
+class SourceTemplate:
+    """The source blocks of one table's events in one transaction: everything but the event's LSN (and the
+    `sequence` built from it) fixed, so an event's block is one tuple (the streaming hot path)."""
+
+    __slots__ = ("_head", "_mid", "_seq_prefix")
+
+    def __init__(self, head: tuple[Any, ...], mid: tuple[Any, ...], last_commit_lsn: int | None) -> None:
+        self._head = head
+        self._mid = mid
+        self._seq_prefix = '[null,"' if last_commit_lsn is None else f'["{last_commit_lsn}","'
+
+    def at(self, lsn: int) -> Struct:
+        """The block of the event at `lsn` (equal to `SourceInfo.struct` with this template's fields)."""
+        return _of(SOURCE_SCHEMA, (*self._head, self._seq_prefix + str(lsn) + '"]', *self._mid, lsn, None, None, None))
+
+
+_of = Struct.of
+
+
 class SourceInfo:
     """Builds source structs for one connector (server name and database fixed)."""
 
@@ -65,6 +84,16 @@ class SourceInfo:
         # the last commit time with its ms and ns forms: the events of one transaction share these objects,
         # which lets a converter recognise them (JsonConverter remembers a source field's last encoding)
         self._times: tuple[int, int, int] = (-1, -1, -1)
+
+    def template(
+        self, *, ts_us: int, schema: str, table: str, tx_id: int | None, last_commit_lsn: int | None
+    ) -> SourceTemplate:
+        """What `struct` gives for these fields, made once for all the events that differ only by LSN."""
+        times = self._times
+        if times[0] != ts_us:
+            times = self._times = (ts_us, ts_us // 1000, ts_us * 1000)
+        head = (DEBEZIUM_VERSION, CONNECTOR_NAME, self._name, times[1], None, self._db)
+        return SourceTemplate(head, (times[0], times[2], schema, table, tx_id), last_commit_lsn)
 
     def struct(
         self,

@@ -32,7 +32,7 @@ from connectors.postgres.messages import message_collection_id
 from connectors.postgres.offsets import StoredPosition, streaming_offset
 from connectors.postgres.protocol import pgoutput as pg
 from connectors.postgres.protocol.copy_both import PG_EPOCH_OFFSET_US
-from connectors.postgres.source_info import SourceInfo
+from connectors.postgres.source_info import SourceInfo, SourceTemplate
 from connectors.relational.emitter import RecordFactory
 from connectors.relational.queue import ChangeEventQueue
 from connectors.relational.schema_builder import RowFn, TableSchema, fill_required
@@ -55,6 +55,9 @@ class _RelationState:
     key_fn: RowFn | None
     value_fn: RowFn | None
     names: tuple[str, ...]
+    # the source block of this table's events in the current transaction (made again when `_gen` moves)
+    source: SourceTemplate | None = None
+    source_gen: int = -1
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -120,6 +123,11 @@ class StreamingChangeSource:
             else None
         )
         self._last_heartbeat = time.monotonic()
+        # moves whenever the transaction id, commit time or last commit LSN change: what every event of a
+        # transaction shares (source block, offset) is made once per generation
+        self._gen = 0
+        self._offset_gen = -1
+        self._offset_templates: dict[str, dict[str, Any]] = {}
         self.events_seen = 0
         self.events_filtered = 0
         self.events_failed = 0  # changes skipped by event.processing.failure.handling.mode warn/skip
@@ -154,6 +162,7 @@ class StreamingChangeSource:
         if kind is pg.Begin:
             self._xid = msg.xid
             self._commit_us = msg.commit_time + PG_EPOCH_OFFSET_US
+            self._gen += 1
             # lsn_proc stays: in Debezium a BEGIN is not a completely processed position
             if self._tx is not None:
                 stored = self._stored
@@ -170,11 +179,13 @@ class StreamingChangeSource:
             self.commits += 1
             self.last_commit_lsn = lsn
             self._lsn_proc = lsn
+            self._gen += 1
             offset = self._offset(lsn, "COMMIT", transaction_keys=False)
             if self._tx is not None and self._xid is not None:
                 await self._put(self._tx.end(self._xid, lsn, {**offset, **self._tx.offset_keys(self._xid)}))
             self.last_offset = offset
             self._xid = None
+            self._gen += 1
             await self.maybe_heartbeat()
         elif kind is pg.Relation:
             await self._relation(msg)
@@ -218,14 +229,24 @@ class StreamingChangeSource:
 
     # -- helpers -------------------------------------------------------------------------------------
     def _offset(self, lsn: int, message_type: str, *, transaction_keys: bool = True) -> dict[str, Any]:
-        offset = streaming_offset(
-            lsn=lsn,
-            lsn_proc=self._lsn_proc,
-            lsn_commit=self.last_commit_lsn,
-            tx_id=self._xid,
-            ts_usec=self._commit_us,
-            message_type=message_type,
-        )
+        # a copy of this generation's offset of the kind, with this event's positions (keys keep their order)
+        if self._offset_gen != self._gen:
+            self._offset_templates.clear()
+            self._offset_gen = self._gen
+        template = self._offset_templates.get(message_type)
+        if template is None:
+            template = self._offset_templates[message_type] = streaming_offset(
+                lsn=0,
+                lsn_proc=0,
+                lsn_commit=self.last_commit_lsn,
+                tx_id=self._xid,
+                ts_usec=self._commit_us,
+                message_type=message_type,
+            )
+        offset = template.copy()
+        lsn_proc = self._lsn_proc
+        offset["lsn_proc"] = lsn if lsn_proc is None else lsn_proc
+        offset["lsn"] = lsn
         if transaction_keys and self._tx is not None and self._xid is not None:
             offset.update(self._tx.offset_keys(self._xid))
         return offset
@@ -274,14 +295,17 @@ class StreamingChangeSource:
         )
 
     def _source_struct(self, rel: _RelationState, lsn: int) -> Struct:
-        return self._source.struct(
-            ts_us=self._commit_us,
-            schema=rel.table_id.schema,
-            table=rel.table_id.table,
-            tx_id=self._xid,
-            lsn=lsn,
-            last_commit_lsn=self.last_commit_lsn,
-        )
+        template = rel.source
+        if rel.source_gen != self._gen or template is None:
+            template = rel.source = self._source.template(
+                ts_us=self._commit_us,
+                schema=rel.table_id.schema,
+                table=rel.table_id.table,
+                tx_id=self._xid,
+                last_commit_lsn=self.last_commit_lsn,
+            )
+            rel.source_gen = self._gen
+        return template.at(lsn)
 
     def _row(self, lsn: int, msg: Any) -> None:
         self.events_seen += 1
@@ -405,6 +429,7 @@ class StreamingChangeSource:
             self.last_commit_lsn = self._lsn_proc = lsn
             if not self._commit_us:
                 self._commit_us = time.time_ns() // 1000
+            self._gen += 1
         xid = self._xid if transactional else None
         if not self._settings.message_filter(msg.prefix):
             if not transactional:

@@ -11,6 +11,9 @@ from connect_worker.api import Header, SourceRecord, Struct
 from connect_worker.api.schema import STRING_SCHEMA
 from connectors.relational.schema_builder import TableSchema
 
+_time_ns = time.time_ns
+_of = Struct.of
+
 OLDKEY_HEADER = "__debezium.oldkey"
 NEWKEY_HEADER = "__debezium.newkey"
 
@@ -83,7 +86,12 @@ class RecordFactory:
         tx: Struct | None,
         offset: Mapping[str, Any],
     ) -> SourceRecord:
-        return self._record(ts, topic, key, self._envelope(ts, None, after, source, tx, op), offset)
+        # the one record of most events: _envelope and _record written out (two calls fewer per event)
+        ns = _time_ns()
+        envelope = ts.envelope_schema
+        value = _of(envelope, (None, after, source, tx, op, ns // 1_000_000, ns // 1000, ns))
+        key_schema = ts.key_schema if key is not None else None
+        return SourceRecord(self.partition, offset, topic, None, key_schema, key, envelope, value, None, self.headers)
 
     def update(
         self,

@@ -8,6 +8,7 @@ compiles, once per order, the functions that turn such a tuple into the key and 
 from __future__ import annotations
 
 import dataclasses
+import operator
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
@@ -153,10 +154,17 @@ def _key_from_value(
         return None
     index = tuple(i for i in picks if i is not None)
     of = Struct.of
+    if len(index) == 1:
+        (only,) = index
+
+        def key_of_one(value: Struct) -> Struct:
+            return of(key_schema, (value.values[only],))
+
+        return key_of_one
+    pick = operator.itemgetter(*index)  # a tuple of the picked values, in C
 
     def key_of(value: Struct) -> Struct:
-        values = value.values
-        return of(key_schema, [values[i] for i in index])
+        return of(key_schema, pick(value.values))
 
     return key_of
 

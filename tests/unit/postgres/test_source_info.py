@@ -86,3 +86,22 @@ def test_streaming_source_block_matches_capture() -> None:
 def test_sequence_text() -> None:
     assert sequence_text(24023119, 24023128) == '["24023119","24023128"]'
     assert sequence_text(None, 5) == '[null,"5"]'
+
+
+def test_a_template_gives_the_blocks_struct_gives() -> None:
+    info = SourceInfo("dbserver1", "postgres")
+    for tx_id, last_commit in ((729, 22182100), (None, None), (5, None)):
+        template = info.template(
+            ts_us=1795303602364902, schema="public", table="customers", tx_id=tx_id, last_commit_lsn=last_commit
+        )
+        for lsn in (22182192, 22182193):
+            expected = info.struct(
+                ts_us=1795303602364902,
+                schema="public",
+                table="customers",
+                tx_id=tx_id,
+                lsn=lsn,
+                last_commit_lsn=last_commit,
+            )
+            assert template.at(lsn) == expected
+            assert _json(False, template.at(lsn)) == _json(False, expected)
