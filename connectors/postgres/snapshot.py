@@ -26,7 +26,7 @@ from connect_worker.api import SourceRecord
 from connectors.postgres.copy_out import Row, copy_text_rows
 from connectors.postgres.offsets import snapshot_offset
 from connectors.postgres.snapshot_chunks import ChunkReader, Connect, export_snapshot, open_reader, plan_table
-from connectors.postgres.source_info import SourceInfo
+from connectors.postgres.source_info import SnapshotSourceTemplate, SourceInfo
 from connectors.postgres.streaming import record_size
 from connectors.relational.emitter import RecordFactory
 from connectors.relational.queue import ChangeEventQueue
@@ -221,6 +221,11 @@ async def _emit(
     started = time.monotonic()
 
     offer = queue.offer
+    time_ns = time.time_ns
+    # what every row of a table shares, made once per table: its source block but for time and mark, its offset
+    # but for the time (every row but the snapshot's last one)
+    templates: dict[TableId, SnapshotSourceTemplate] = {}
+    row_offset = snapshot_offset(lsn=lsn, tx_id=tx_id, ts_usec=0, last=False)
 
     def take(last: bool) -> tuple[SourceRecord, int]:
         """The pending row's record (its offset says whether it is the last of the snapshot)."""
@@ -228,20 +233,29 @@ async def _emit(
         assert pending is not None
         ts, topic, key, value, row_index, last_in_table, size = pending
         pending = None
-        mark = _mark(first=not first_done, row_index=row_index, last_in_table=last_in_table, last=last)
+        if last:
+            mark = "last"
+        elif not first_done:
+            mark = "first"
+        elif row_index == 0:
+            mark = "first_in_data_collection"
+        elif last_in_table:
+            mark = "last_in_data_collection"
+        else:
+            mark = "true"
         first_done = True
-        now_us = time.time_ns() // 1000
-        src = source.struct(
-            ts_us=now_us,
-            schema=ts.id.schema,
-            table=ts.id.table,
-            tx_id=tx_id,
-            lsn=lsn,
-            last_commit_lsn=None,
-            snapshot=mark,
-        )
-        offset = snapshot_offset(lsn=lsn, tx_id=tx_id, ts_usec=now_us, last=last)
-        return records.read_or_create(ts, topic, "r", key, value, src, None, offset), size
+        now_us = time_ns() // 1000
+        template = templates.get(ts.id)
+        if template is None:
+            template = templates[ts.id] = source.snapshot_template(
+                schema=ts.id.schema, table=ts.id.table, tx_id=tx_id, lsn=lsn
+            )
+        if last:
+            offset = snapshot_offset(lsn=lsn, tx_id=tx_id, ts_usec=now_us, last=True)
+        else:
+            offset = row_offset.copy()
+            offset["ts_usec"] = now_us
+        return records.read_or_create(ts, topic, "r", key, value, template.at(now_us, mark), None, offset), size
 
     for (ts, names, _, _), table_sources in zip(reads, sources, strict=True):
         key_fn, value_fn = ts.row_converter(names, snapshot=True)
@@ -290,15 +304,3 @@ async def _lock(conn: psycopg.AsyncConnection[Any], tables: Sequence[TableSchema
                     sql.Identifier(t.id.schema), sql.Identifier(t.id.table)
                 )
             )
-
-
-def _mark(*, first: bool, row_index: int, last_in_table: bool, last: bool) -> str:
-    if last:
-        return "last"
-    if first:
-        return "first"
-    if row_index == 0:
-        return "first_in_data_collection"
-    if last_in_table:
-        return "last_in_data_collection"
-    return "true"

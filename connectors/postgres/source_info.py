@@ -70,6 +70,40 @@ class SourceTemplate:
         return _of(SOURCE_SCHEMA, (*self._head, self._seq_prefix + str(lsn) + '"]', *self._mid, lsn, None, None, None))
 
 
+class SnapshotSourceTemplate:
+    """The source blocks of one table's snapshot rows: all read at one LSN in one transaction, so only the read
+    time and the `snapshot` mark differ (the snapshot's hot path)."""
+
+    __slots__ = ("_head", "_tail")
+
+    def __init__(self, name: str, db: str, schema: str, table: str, tx_id: int, lsn: int) -> None:
+        self._head = (DEBEZIUM_VERSION, CONNECTOR_NAME, name)
+        self._tail = (db, sequence_text(None, lsn), schema, table, tx_id, lsn)
+
+    def at(self, ts_us: int, mark: str) -> Struct:
+        """The block of a row read at `ts_us` (equal to `SourceInfo.struct` with these fields)."""
+        db, sequence, schema, table, tx_id, lsn = self._tail
+        return _of(
+            SOURCE_SCHEMA,
+            (
+                *self._head,
+                ts_us // 1000,
+                mark,
+                db,
+                sequence,
+                ts_us,
+                ts_us * 1000,
+                schema,
+                table,
+                tx_id,
+                lsn,
+                None,
+                None,
+                None,
+            ),
+        )
+
+
 _of = Struct.of
 
 
@@ -94,6 +128,10 @@ class SourceInfo:
             times = self._times = (ts_us, ts_us // 1000, ts_us * 1000)
         head = (DEBEZIUM_VERSION, CONNECTOR_NAME, self._name, times[1], None, self._db)
         return SourceTemplate(head, (times[0], times[2], schema, table, tx_id), last_commit_lsn)
+
+    def snapshot_template(self, *, schema: str, table: str, tx_id: int, lsn: int) -> SnapshotSourceTemplate:
+        """What `struct` gives for a snapshot row of this table, made once per table."""
+        return SnapshotSourceTemplate(self._name, self._db, schema, table, tx_id, lsn)
 
     def struct(
         self,

@@ -105,3 +105,20 @@ def test_a_template_gives_the_blocks_struct_gives() -> None:
             )
             assert template.at(lsn) == expected
             assert _json(False, template.at(lsn)) == _json(False, expected)
+
+
+def test_a_snapshot_template_gives_the_blocks_struct_gives() -> None:
+    info = SourceInfo("dbserver1", "postgres")
+    template = info.snapshot_template(schema="public", table="customers", tx_id=728, lsn=22182096)
+    for ts_us, mark in ((1795303593299669, "last"), (1795303593299670, "first"), (1795303593299999, "true")):
+        expected = info.struct(
+            ts_us=ts_us,
+            schema="public",
+            table="customers",
+            tx_id=728,
+            lsn=22182096,
+            last_commit_lsn=None,
+            snapshot=mark,
+        )
+        assert template.at(ts_us, mark) == expected
+    assert _json(False, template.at(1795303593299669, "last")) == LIVE_SNAPSHOT_SOURCE.encode()
