@@ -45,6 +45,9 @@ share.coordinator.state.topic.min.isr=1
 group.initial.rebalance.delay.ms=0
 log.segment.bytes=67108864
 log.retention.hours=24
+# a deleted topic's files go after 1 s (Kafka's default is 60 s): a benchmark phase that follows a deleted
+# multi-GB topic must not find the disk still holding it
+log.segment.delete.delay.ms=1000
 PROPS
 }
 
