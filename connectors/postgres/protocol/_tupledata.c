@@ -1,5 +1,5 @@
 /*
- * connectors.postgres.protocol._tupledata: pgoutput's TupleData parser in C (every row change has one).
+ * connectors.postgres.protocol._tupledata: pgoutput's row changes in C (every captured change is one).
  *
  * tuple_data(unchanged, error, buf, pos, size) -> (values, next_pos) reads the TupleData at `pos` of the
  * bytes `buf` (PostgreSQL's "Logical Replication Message Formats": Int16 column count, then per column a
@@ -10,17 +10,99 @@
  *   - IndexError when the buffer ends inside the column count, a kind byte or a length (the decoder reports
  *     these as a truncated message);
  *   - UnicodeDecodeError for text that is not UTF-8.
- * Pure: no I/O, no state.
+ *
+ * row_change(buf, in_stream) -> Insert | Update | Delete | None decodes a whole 'I', 'U' or 'D' message into
+ * the message classes given to init(); None for any other message and for any malformed one, which the
+ * Python decoder then decodes (or refuses with its own error): only well-formed row changes take this path.
+ * The messages are made without their dataclass __init__ (frozen dataclasses set each field through
+ * object.__setattr__): their slots are filled directly.
+ * Pure: no I/O, no state but the classes given to init().
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <structmember.h>
 
 static inline unsigned long be32(const unsigned char *p) {
     return ((unsigned long)p[0] << 24) | ((unsigned long)p[1] << 16) | ((unsigned long)p[2] << 8) | p[3];
 }
 
-static PyObject *truncated(void) {
-    PyErr_SetString(PyExc_IndexError, "TupleData runs past the end of the buffer");
+/* What went wrong in a TupleData, for the caller to report in its own way. */
+typedef enum { TD_OK, TD_TRUNCATED, TD_NEGATIVE, TD_PAST_END, TD_KIND, TD_RAISED } td_status;
+
+typedef struct {
+    td_status status;
+    int ncols;
+    unsigned char kind;
+    unsigned long length;
+} td_info;
+
+/* The TupleData at *pos (advanced past it): a new tuple, or NULL with info->status set (TD_RAISED: a Python
+ * exception is set, a UnicodeDecodeError or a MemoryError). */
+static PyObject *parse_tuple(const unsigned char *d, Py_ssize_t len, Py_ssize_t size, Py_ssize_t *at,
+                             PyObject *unchanged, td_info *info) {
+    Py_ssize_t pos = *at;
+    if (pos < 0 || pos + 2 > len) {
+        info->status = TD_TRUNCATED;
+        return NULL;
+    }
+    int ncols = (short)((d[pos] << 8) | d[pos + 1]);
+    if (ncols < 0) {
+        info->status = TD_NEGATIVE;
+        info->ncols = ncols;
+        return NULL;
+    }
+    pos += 2;
+    PyObject *values = PyTuple_New(ncols);
+    if (values == NULL) {
+        info->status = TD_RAISED;
+        return NULL;
+    }
+    for (int i = 0; i < ncols; i++) {
+        if (pos >= len) {
+            info->status = TD_TRUNCATED;
+            goto fail;
+        }
+        unsigned char kind = d[pos];
+        PyObject *v;
+        if (kind == 't' || kind == 'b') {
+            if (pos + 5 > len) {
+                info->status = TD_TRUNCATED;
+                goto fail;
+            }
+            unsigned long length = be32(d + pos + 1);
+            pos += 5;
+            if ((unsigned long long)pos + length > (unsigned long long)size) {
+                info->status = TD_PAST_END;
+                info->kind = kind;
+                info->length = length;
+                goto fail;
+            }
+            const char *p = (const char *)d + pos;
+            v = kind == 't' ? PyUnicode_DecodeUTF8(p, (Py_ssize_t)length, "strict")
+                            : PyBytes_FromStringAndSize(p, (Py_ssize_t)length);
+            if (v == NULL) {
+                info->status = TD_RAISED;
+                goto fail;
+            }
+            pos += (Py_ssize_t)length;
+        } else if (kind == 'n') {
+            v = Py_NewRef(Py_None);
+            pos += 1;
+        } else if (kind == 'u') {
+            v = Py_NewRef(unchanged);
+            pos += 1;
+        } else {
+            info->status = TD_KIND;
+            info->kind = kind;
+            goto fail;
+        }
+        PyTuple_SET_ITEM(values, i, v);
+    }
+    info->status = TD_OK;
+    *at = pos;
+    return values;
+fail:
+    Py_DECREF(values);
     return NULL;
 }
 
@@ -41,50 +123,27 @@ static PyObject *tuple_data(PyObject *module, PyObject *const *args, Py_ssize_t 
     const unsigned char *d = (const unsigned char *)PyBytes_AS_STRING(buf);
     Py_ssize_t len = PyBytes_GET_SIZE(buf);
     if (size > len) size = len; /* never read past the buffer (the decoder passes size == len) */
-    if (pos < 0 || pos + 2 > len) return truncated();
-    int ncols = (short)((d[pos] << 8) | d[pos + 1]);
-    if (ncols < 0) return PyErr_Format(error, "negative column count %d in TupleData", ncols);
-    pos += 2;
-    PyObject *values = PyTuple_New(ncols);
-    if (values == NULL) return NULL;
-    for (int i = 0; i < ncols; i++) {
-        if (pos >= len) {
-            Py_DECREF(values);
-            return truncated();
+    td_info info;
+    PyObject *values = parse_tuple(d, len, size, &pos, unchanged, &info);
+    if (values == NULL) {
+        switch (info.status) {
+        case TD_TRUNCATED:
+            PyErr_SetString(PyExc_IndexError, "TupleData runs past the end of the buffer");
+            break;
+        case TD_NEGATIVE:
+            PyErr_Format(error, "negative column count %d in TupleData", info.ncols);
+            break;
+        case TD_PAST_END:
+            PyErr_Format(error, "%s value of %lu bytes runs past the end of the message",
+                         info.kind == 't' ? "text" : "binary", info.length);
+            break;
+        case TD_KIND:
+            PyErr_Format(error, "unknown TupleData kind 0x%02x", info.kind);
+            break;
+        default:
+            break; /* TD_RAISED: already set */
         }
-        unsigned char kind = d[pos];
-        PyObject *v;
-        if (kind == 't' || kind == 'b') {
-            if (pos + 5 > len) {
-                Py_DECREF(values);
-                return truncated();
-            }
-            unsigned long length = be32(d + pos + 1);
-            pos += 5;
-            if ((unsigned long long)pos + length > (unsigned long long)size) {
-                Py_DECREF(values);
-                return PyErr_Format(error, "%s value of %lu bytes runs past the end of the message",
-                                    kind == 't' ? "text" : "binary", length);
-            }
-            const char *p = (const char *)d + pos;
-            v = kind == 't' ? PyUnicode_DecodeUTF8(p, (Py_ssize_t)length, "strict")
-                            : PyBytes_FromStringAndSize(p, (Py_ssize_t)length);
-            if (v == NULL) {
-                Py_DECREF(values);
-                return NULL;
-            }
-            pos += (Py_ssize_t)length;
-        } else if (kind == 'n') {
-            v = Py_NewRef(Py_None);
-            pos += 1;
-        } else if (kind == 'u') {
-            v = Py_NewRef(unchanged);
-            pos += 1;
-        } else {
-            Py_DECREF(values);
-            return PyErr_Format(error, "unknown TupleData kind 0x%02x", kind);
-        }
-        PyTuple_SET_ITEM(values, i, v);
+        return NULL;
     }
     PyObject *next = PyLong_FromSsize_t(pos);
     if (next == NULL) {
@@ -97,14 +156,150 @@ static PyObject *tuple_data(PyObject *module, PyObject *const *args, Py_ssize_t 
     return r;
 }
 
+/* -- whole row changes ---------------------------------------------------------------------------------- */
+
+enum { F_XID, F_RELID, F_KEY, F_OLD, F_NEW, NFIELDS };
+
+typedef struct {
+    PyTypeObject *cls;
+    Py_ssize_t off[NFIELDS]; /* slot offsets; -1 for a field the class does not have */
+} MessageClass;
+
+static PyObject *unchanged_marker = NULL;
+static MessageClass insert_cls, update_cls, delete_cls;
+
+static Py_ssize_t slot_offset(PyObject *cls, const char *name) {
+    PyObject *d = PyObject_GetAttrString(cls, name);
+    if (d == NULL) return -1;
+    Py_ssize_t off = -1;
+    if (Py_IS_TYPE(d, &PyMemberDescr_Type)) {
+        PyMemberDef *m = ((PyMemberDescrObject *)d)->d_member;
+        if (m->type == T_OBJECT_EX || m->type == T_OBJECT) off = m->offset;
+    }
+    Py_DECREF(d);
+    if (off < 0) PyErr_Format(PyExc_TypeError, "%s is not a __slots__ field of %R", name, cls);
+    return off;
+}
+
+static int set_class(MessageClass *mc, PyObject *cls, const char *const names[NFIELDS]) {
+    if (!PyType_Check(cls)) {
+        PyErr_SetString(PyExc_TypeError, "init() needs the message classes");
+        return -1;
+    }
+    for (int i = 0; i < NFIELDS; i++) {
+        mc->off[i] = -1;
+        if (names[i] != NULL && (mc->off[i] = slot_offset(cls, names[i])) < 0) return -1;
+    }
+    Py_XSETREF(mc->cls, (PyTypeObject *)Py_NewRef(cls));
+    return 0;
+}
+
+static PyObject *module_init(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 4) {
+        PyErr_SetString(PyExc_TypeError, "init(unchanged, Insert, Update, Delete)");
+        return NULL;
+    }
+    static const char *const ins[NFIELDS] = {"xid", "relation_id", NULL, NULL, "new"};
+    static const char *const upd[NFIELDS] = {"xid", "relation_id", "key", "old", "new"};
+    static const char *const del[NFIELDS] = {"xid", "relation_id", "key", "old", NULL};
+    if (set_class(&insert_cls, args[1], ins) < 0 || set_class(&update_cls, args[2], upd) < 0 ||
+        set_class(&delete_cls, args[3], del) < 0)
+        return NULL;
+    Py_XSETREF(unchanged_marker, Py_NewRef(args[0]));
+    Py_RETURN_NONE;
+}
+
+/* A message of class mc holding the given fields (references stolen; NULL entries are None). */
+static PyObject *make_message(MessageClass *mc, PyObject *fields[NFIELDS]) {
+    PyObject *obj = mc->cls->tp_alloc(mc->cls, 0);
+    if (obj == NULL) return NULL;
+    for (int i = 0; i < NFIELDS; i++) {
+        if (mc->off[i] < 0) continue;
+        *(PyObject **)((char *)obj + mc->off[i]) = fields[i] != NULL ? fields[i] : Py_NewRef(Py_None);
+        fields[i] = NULL;
+    }
+    return obj;
+}
+
+/* A TupleData for a row change: NULL with no exception when malformed (or not UTF-8). */
+static PyObject *row_tuple(const unsigned char *d, Py_ssize_t len, Py_ssize_t *pos) {
+    td_info info;
+    PyObject *t = parse_tuple(d, len, len, pos, unchanged_marker, &info);
+    if (t == NULL && info.status == TD_RAISED && PyErr_ExceptionMatches(PyExc_UnicodeDecodeError)) PyErr_Clear();
+    return t;
+}
+
+static PyObject *row_change(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 2 || !PyBytes_CheckExact(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "row_change(buf: bytes, in_stream)");
+        return NULL;
+    }
+    if (insert_cls.cls == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "row_change() before init()");
+        return NULL;
+    }
+    const unsigned char *d = (const unsigned char *)PyBytes_AS_STRING(args[0]);
+    Py_ssize_t len = PyBytes_GET_SIZE(args[0]);
+    if (len < 1) Py_RETURN_NONE;
+    unsigned char kind = d[0];
+    if (kind != 'I' && kind != 'U' && kind != 'D') Py_RETURN_NONE;
+    int in_stream = PyObject_IsTrue(args[1]);
+    if (in_stream < 0) return NULL;
+    Py_ssize_t pos = in_stream ? 9 : 5;
+    if (len < pos + 1) Py_RETURN_NONE;
+    PyObject *fields[NFIELDS] = {NULL, NULL, NULL, NULL, NULL};
+    PyObject *result = NULL;
+    if (in_stream && (fields[F_XID] = PyLong_FromUnsignedLong(be32(d + 1))) == NULL) return NULL;
+    if ((fields[F_RELID] = PyLong_FromUnsignedLong(be32(d + pos - 4))) == NULL) goto done;
+    unsigned char marker = d[pos];
+    MessageClass *mc;
+    if (kind == 'I') {
+        mc = &insert_cls;
+        if (marker != 'N') goto none;
+        pos += 1;
+        if ((fields[F_NEW] = row_tuple(d, len, &pos)) == NULL) goto failed;
+    } else if (kind == 'U') {
+        mc = &update_cls;
+        if (marker == 'K' || marker == 'O') {
+            pos += 1;
+            int slot = marker == 'K' ? F_KEY : F_OLD;
+            if ((fields[slot] = row_tuple(d, len, &pos)) == NULL) goto failed;
+            if (pos >= len) goto none;
+            marker = d[pos];
+        }
+        if (marker != 'N') goto none;
+        pos += 1;
+        if ((fields[F_NEW] = row_tuple(d, len, &pos)) == NULL) goto failed;
+    } else {
+        mc = &delete_cls;
+        if (marker != 'K' && marker != 'O') goto none;
+        pos += 1;
+        if ((fields[marker == 'K' ? F_KEY : F_OLD] = row_tuple(d, len, &pos)) == NULL) goto failed;
+    }
+    if (pos != len) goto none; /* trailing bytes: the Python decoder says so */
+    result = make_message(mc, fields);
+    goto done;
+failed:
+    if (PyErr_Occurred()) goto done; /* a MemoryError */
+none:
+    result = Py_NewRef(Py_None);
+done:
+    for (int i = 0; i < NFIELDS; i++) Py_XDECREF(fields[i]);
+    return result;
+}
+
 static PyMethodDef module_methods[] = {
     {"tuple_data", (PyCFunction)(void (*)(void))tuple_data, METH_FASTCALL,
      "tuple_data(unchanged, error, buf, pos, size) -> (values, next_pos): one pgoutput TupleData."},
+    {"init", (PyCFunction)(void (*)(void))module_init, METH_FASTCALL,
+     "init(unchanged, Insert, Update, Delete): the marker and classes row_change() makes messages of."},
+    {"row_change", (PyCFunction)(void (*)(void))row_change, METH_FASTCALL,
+     "row_change(buf, in_stream) -> Insert | Update | Delete | None: a well-formed row change, else None."},
     {NULL, NULL, 0, NULL},
 };
 
 static struct PyModuleDef module_def = {
-    PyModuleDef_HEAD_INIT, "connectors.postgres.protocol._tupledata", "pgoutput's TupleData parser in C.", -1,
+    PyModuleDef_HEAD_INIT, "connectors.postgres.protocol._tupledata", "pgoutput's row changes in C.", -1,
     module_methods, NULL, NULL, NULL, NULL,
 };
 

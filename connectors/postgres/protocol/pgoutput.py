@@ -164,6 +164,21 @@ def _load_tuple_data() -> Callable[[bytes, int, int], tuple[TupleData, int]]:
 _tuple_data: Final = _load_tuple_data()
 
 
+def _load_row_change() -> Callable[[bytes, bool], PgOutputMessage | None] | None:
+    """Whole Insert/Update/Delete messages in C (None for anything else or anything malformed, which the Python
+    decoder then handles), or None where the extension is not built."""
+    try:
+        module = importlib.import_module("connectors.postgres.protocol._tupledata")
+    except ImportError:  # pragma: no cover - built without a C compiler
+        return None
+    module.init(UNCHANGED_TOAST, Insert, Update, Delete)
+    row_change: Callable[[bytes, bool], PgOutputMessage | None] = module.row_change
+    return row_change
+
+
+_row_change: Callable[[bytes, bool], PgOutputMessage | None] | None = _load_row_change()
+
+
 def _cstring(data: bytes, pos: int) -> tuple[str, int]:
     """A NUL-terminated string at ``pos`` (bytes: a memoryview has no ``index``, pitfall 1.4.1)."""
     end = data.index(0, pos)
@@ -197,6 +212,10 @@ class PgOutputDecoder:
         # One copy of the payload: slicing and decoding bytes is faster than going through the
         # memoryview libpq hands out, and bytes can be searched for NUL terminators.
         data = buf if type(buf) is bytes else bytes(buf)
+        if _row_change is not None:  # a well-formed row change in one C call (the per-event path)
+            change = _row_change(data, self._in_stream)
+            if change is not None:
+                return change
         try:
             return self._decode(data)
         except DataError:

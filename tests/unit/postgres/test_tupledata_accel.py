@@ -6,6 +6,7 @@ Both must give the same values and next position for every well-formed TupleData
 
 from __future__ import annotations
 
+import pickle
 import struct
 from typing import Any
 
@@ -50,27 +51,86 @@ def _outcome(parse: Any, buf: bytes, pos: int, size: int) -> Any:
         return type(e), str(e)
 
 
-def _decoded(buf: bytes) -> Any:
+def _decoded(buf: bytes, in_stream: bool = False) -> Any:
+    decoder = pgoutput.PgOutputDecoder()
+    decoder._in_stream = in_stream
     try:
-        return pgoutput.PgOutputDecoder().decode(buf)
+        return decoder.decode(buf)
     except Exception as e:  # noqa: BLE001 - the exception itself is what is compared
         return type(e), str(e)
 
 
+def _reference(buf: bytes, mp: pytest.MonkeyPatch, in_stream: bool = False) -> Any:
+    """The pure-Python decoder's answer: no C row changes, the Python TupleData parser."""
+    with mp.context() as m:
+        m.setattr(pgoutput, "_tuple_data", pgoutput._tuple_data_py)
+        m.setattr(pgoutput, "_row_change", None)
+        return _decoded(buf, in_stream)
+
+
+def _row_messages(tup: bytes, other: bytes, head: bytes) -> list[bytes]:
+    """Every shape of Insert, Update and Delete (`head`: the xid when in a stream, then the relation oid)."""
+    return [
+        b"I" + head + b"N" + tup,
+        b"U" + head + b"N" + tup,
+        b"U" + head + b"K" + other + b"N" + tup,
+        b"U" + head + b"O" + other + b"N" + tup,
+        b"D" + head + b"K" + tup,
+        b"D" + head + b"O" + tup,
+        b"I" + head + b"X" + tup,  # wrong markers and missing parts: errors
+        b"U" + head + b"K" + other,
+        b"U" + head + b"O" + other + b"X" + tup,
+        b"D" + head + b"N" + tup,
+    ]
+
+
 @settings(max_examples=300, deadline=None)
-@given(values=values, cut=st.integers(0, 400), noise=st.binary(max_size=3))
+@given(
+    values=values,
+    others=values,
+    cut=st.integers(0, 400),
+    noise=st.binary(max_size=3),
+    in_stream=st.booleans(),
+)
 def test_the_decoder_answers_alike_with_either_parser(
-    values: list[Any], cut: int, noise: bytes, monkeypatch_module: pytest.MonkeyPatch
+    values: list[Any],
+    others: list[Any],
+    cut: int,
+    noise: bytes,
+    in_stream: bool,
+    monkeypatch_module: pytest.MonkeyPatch,
 ) -> None:
-    """Insert, Update and Delete messages, whole, cut short or with trailing bytes: same message or error."""
-    tup = _encode(values)
-    oid = struct.pack("!I", 16384)
-    for msg in (b"I" + oid + b"N" + tup, b"U" + oid + b"O" + tup + b"N" + tup, b"D" + oid + b"K" + tup):
+    """Insert, Update and Delete messages of every shape, whole, cut short or with trailing bytes, in and out of a
+    streamed transaction: the C path gives the same message, or leaves it to Python for the same error."""
+    head = (struct.pack("!I", 7781) if in_stream else b"") + struct.pack("!I", 16384)
+    for msg in _row_messages(_encode(values), _encode(others), head):
         for buf in (msg, msg[: min(cut, len(msg))], msg + noise):
-            c = _decoded(buf)
-            with monkeypatch_module.context() as mp:
-                mp.setattr(pgoutput, "_tuple_data", pgoutput._tuple_data_py)
-                assert _decoded(buf) == c
+            c = _decoded(buf, in_stream)
+            assert c == _reference(buf, monkeypatch_module, in_stream)
+            if not isinstance(c, tuple):
+                assert type(c) is type(_reference(buf, monkeypatch_module, in_stream))
+
+
+@settings(max_examples=400, deadline=None)
+@given(kind=st.sampled_from([b"I", b"U", b"D"]), rest=st.binary(max_size=40), in_stream=st.booleans())
+def test_random_row_changes_decode_alike(
+    kind: bytes, rest: bytes, in_stream: bool, monkeypatch_module: pytest.MonkeyPatch
+) -> None:
+    buf = kind + rest
+    assert _decoded(buf, in_stream) == _reference(buf, monkeypatch_module, in_stream)
+
+
+def test_c_row_changes_are_ordinary_messages() -> None:
+    tup = _encode(["abc", None, UNCHANGED_TOAST, b"\x01"])
+    buf = b"U" + struct.pack("!I", 16384) + b"O" + tup + b"N" + tup
+    assert pgoutput._row_change is not None, "_tupledata is not built: run `pip install -e .`"
+    msg = pgoutput._row_change(buf, False)
+    assert msg == pgoutput.Update(None, 16384, None, ("abc", None, UNCHANGED_TOAST, b"\x01"), msg.new)  # type: ignore[union-attr]
+    assert type(msg) is pgoutput.Update and hash(msg) == hash(pickle.loads(pickle.dumps(msg)))
+    assert pickle.loads(pickle.dumps(msg)) == msg
+    assert pgoutput._row_change(b"B" + bytes(20), False) is None  # not a row change: the Python decoder's
+    not_utf8 = struct.pack("!h", 1) + b"t" + struct.pack("!I", 1) + b"\xff"
+    assert pgoutput._row_change(b"I" + struct.pack("!I", 1) + b"N" + not_utf8, False) is None
 
 
 @pytest.fixture(scope="module")
