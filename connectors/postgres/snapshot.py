@@ -214,7 +214,9 @@ async def _emit(
     settings: SnapshotSettings,
 ) -> SnapshotResult:
     """Every row as an `op=r` record, in table order, each table's batches in the order of its sources."""
-    pending: tuple[TableSchema, str, Any, Any, int, bool, int] | None = None
+    # the row read last, kept until the next one shows whether it ends its table or the snapshot:
+    # (table, topic, source template, key, value, row index, last in its table, size)
+    pending: tuple[TableSchema, str, SnapshotSourceTemplate, Any, Any, int, bool, int] | None = None
     estimate = settings.estimate_sizes
     count = 0
     first_done = False
@@ -222,16 +224,14 @@ async def _emit(
 
     offer = queue.offer
     time_ns = time.time_ns
-    # what every row of a table shares, made once per table: its source block but for time and mark, its offset
-    # but for the time (every row but the snapshot's last one)
-    templates: dict[TableId, SnapshotSourceTemplate] = {}
+    # what every row shares: the offset but for its time (all rows but the snapshot's last one)
     row_offset = snapshot_offset(lsn=lsn, tx_id=tx_id, ts_usec=0, last=False)
 
     def take(last: bool) -> tuple[SourceRecord, int]:
         """The pending row's record (its offset says whether it is the last of the snapshot)."""
         nonlocal pending, first_done
         assert pending is not None
-        ts, topic, key, value, row_index, last_in_table, size = pending
+        ts, topic, template, key, value, row_index, last_in_table, size = pending
         pending = None
         if last:
             mark = "last"
@@ -245,11 +245,6 @@ async def _emit(
             mark = "true"
         first_done = True
         now_us = time_ns() // 1000
-        template = templates.get(ts.id)
-        if template is None:
-            template = templates[ts.id] = source.snapshot_template(
-                schema=ts.id.schema, table=ts.id.table, tx_id=tx_id, lsn=lsn
-            )
         if last:
             offset = snapshot_offset(lsn=lsn, tx_id=tx_id, ts_usec=now_us, last=True)
         else:
@@ -261,6 +256,8 @@ async def _emit(
         key_fn, value_fn = ts.row_converter(names, snapshot=True)
         key_of = ts.key_from_value
         topic = topic_for(ts.id)
+        # the table's source block but for the read time and the mark, made once
+        template = source.snapshot_template(schema=ts.id.schema, table=ts.id.table, tx_id=tx_id, lsn=lsn)
         row_index = 0
         for batch_source in table_sources:
             # closed at once when a row fails or the task stops: the COPY is cancelled before ROLLBACK
@@ -268,16 +265,17 @@ async def _emit(
                 async for batch in batches:
                     for row in batch:
                         if pending is not None:
-                            record, size = take(last=False)
+                            record, size = take(False)
                             if not offer(record, size):  # no await per row while the queue has room
                                 await queue.put(record, size)
                         value = value_fn(row)
                         key = key_of(value) if key_of is not None else key_fn(row) if key_fn else None
-                        pending = (ts, topic, key, value, row_index, False, record_size(row) if estimate else 0)
+                        size = record_size(row) if estimate else 0
+                        pending = (ts, topic, template, key, value, row_index, False, size)
                         row_index += 1
                         count += 1
         if pending is not None and pending[0] is ts:
-            pending = (*pending[:5], True, pending[6])
+            pending = (*pending[:6], True, pending[7])
         log.info("snapshot of %s: %d rows", ts.id, row_index)
     if pending is not None:
         await queue.put(*take(last=True))
