@@ -13,7 +13,10 @@ project's psycopg range (>=3.3,<3.4).
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator
+import codecs
+import functools
+import importlib
+from collections.abc import AsyncGenerator, Callable
 from typing import Any, Final
 
 import psycopg
@@ -53,15 +56,32 @@ def parse_text_row(data: Any, encoding: str = "utf-8") -> Row:
     return tuple(None if f == "\\N" else _unescape(f) if "\\" in f else f for f in text.split("\t"))
 
 
+def _load_c_parser() -> Callable[[Any, Callable[[Any], Row]], Row] | None:
+    """`copy_text_row(data, fallback)` of `protocol/_tupledata.c`: a UTF-8 row without backslashes in C, any
+    other row through `fallback`; None where the extension is not built."""
+    try:
+        module = importlib.import_module("connectors.postgres.protocol._tupledata")
+    except ImportError:  # pragma: no cover - built without a C compiler
+        return None
+    parse: Callable[[Any, Callable[[Any], Row]], Row] = module.copy_text_row
+    return parse
+
+
+_c_parser: Final = _load_c_parser()
+
+
 def _batch(pgconn: Any, limit: int, encoding: str) -> Any:
     """psycopg generator: the rows libpq holds (at least one, at most `limit`), and whether COPY ended."""
     rows: list[Row] = []
     append = rows.append
     get = pgconn.get_copy_data
+    c = _c_parser
+    fallback = functools.partial(parse_text_row, encoding=encoding)
+    fast = c is not None and codecs.lookup(encoding).name == "utf-8"
     while True:
         nbytes, data = get(1)
         if nbytes > 0:
-            append(parse_text_row(data, encoding))
+            append(c(data, fallback) if c is not None and fast else parse_text_row(data, encoding))
             if len(rows) >= limit:
                 return rows, False
             continue

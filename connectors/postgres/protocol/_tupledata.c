@@ -16,6 +16,10 @@
  * Python decoder then decodes (or refuses with its own error): only well-formed row changes take this path.
  * The messages are made without their dataclass __init__ (frozen dataclasses set each field through
  * object.__setattr__): their slots are filled directly.
+ * copy_text_row(data, fallback) -> tuple: one row of COPY … TO STDOUT in text format (the snapshot's rows) that
+ * holds no backslash (no NULL, nothing escaped: the common row) and is UTF-8, split at its tabs, its newline
+ * dropped; any other row is fallback(data), the Python parser (copy_out.parse_text_row), which stays the
+ * reference.
  * Pure: no I/O, no state but the classes given to init().
  */
 #define PY_SSIZE_T_CLEAN
@@ -288,6 +292,45 @@ done:
     return result;
 }
 
+/* -- COPY text rows ------------------------------------------------------------------------------------- */
+
+static PyObject *copy_text_row(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "copy_text_row(data, fallback)");
+        return NULL;
+    }
+    Py_buffer view;
+    if (PyObject_GetBuffer(args[0], &view, PyBUF_SIMPLE) < 0) return NULL;
+    const char *d = (const char *)view.buf;
+    Py_ssize_t len = view.len;
+    if (len > 0 && d[len - 1] == '\n') len--;
+    PyObject *row = NULL;
+    if (memchr(d, '\\', (size_t)len) != NULL) goto fallback; /* NULLs and escapes: the Python parser */
+    Py_ssize_t n = 1;
+    for (const char *p = d; (p = memchr(p, '\t', (size_t)(d + len - p))) != NULL; p++) n++;
+    row = PyTuple_New(n);
+    if (row == NULL) goto done;
+    const char *start = d;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        const char *tab = i + 1 < n ? memchr(start, '\t', (size_t)(d + len - start)) : d + len;
+        PyObject *field = PyUnicode_DecodeUTF8(start, tab - start, "strict");
+        if (field == NULL) {
+            Py_CLEAR(row);
+            if (!PyErr_ExceptionMatches(PyExc_UnicodeDecodeError)) goto done;
+            PyErr_Clear(); /* not UTF-8: the Python parser gives the error */
+            goto fallback;
+        }
+        PyTuple_SET_ITEM(row, i, field);
+        start = tab + 1;
+    }
+    goto done;
+fallback:
+    row = PyObject_CallOneArg(args[1], args[0]);
+done:
+    PyBuffer_Release(&view);
+    return row;
+}
+
 static PyMethodDef module_methods[] = {
     {"tuple_data", (PyCFunction)(void (*)(void))tuple_data, METH_FASTCALL,
      "tuple_data(unchanged, error, buf, pos, size) -> (values, next_pos): one pgoutput TupleData."},
@@ -295,6 +338,8 @@ static PyMethodDef module_methods[] = {
      "init(unchanged, Insert, Update, Delete): the marker and classes row_change() makes messages of."},
     {"row_change", (PyCFunction)(void (*)(void))row_change, METH_FASTCALL,
      "row_change(buf, in_stream) -> Insert | Update | Delete | None: a well-formed row change, else None."},
+    {"copy_text_row", (PyCFunction)(void (*)(void))copy_text_row, METH_FASTCALL,
+     "copy_text_row(data, fallback) -> tuple: a COPY text row without backslashes in C, else fallback(data)."},
     {NULL, NULL, 0, NULL},
 };
 
