@@ -1,18 +1,20 @@
 """COPY … TO STDOUT (text format) read many rows per wakeup: the snapshot's row source.
 
-psycopg's `Copy.rows()` goes through the connection's wait machinery once per row. Here one wait takes every
-row libpq already holds (up to a limit), so a snapshot pays that cost once per network read instead. The
-rows are PostgreSQL's COPY text format (postgresql.md: the same text as pgoutput's, so snapshot and stream
-values convert identically), parsed by `parse_text_row`.
+psycopg's `Copy.rows()` goes through the connection's wait machinery once per row. Here every row libpq already
+holds is taken at once (up to a limit), and the socket is watched by one reader callback registered for the
+whole COPY, so a snapshot pays neither a wait per row nor a reader registration per network read. The rows are
+PostgreSQL's COPY text format (postgresql.md: the same text as pgoutput's, so snapshot and stream values convert
+identically), parsed by `parse_text_row` (or its C twin for the common row).
 
 The generator runs inside psycopg's own `cursor.copy()` block (which sends the statement and holds the
-connection's lock); it ends the COPY itself by reading the final result, so that block's exit has nothing
-left to do. It uses psycopg's generator protocol (`connection.wait`, `generators.fetch_many`): pinned by the
-project's psycopg range (>=3.3,<3.4).
+connection's lock) and reads through the connection's libpq handle; it ends the COPY itself by reading the
+final result, so that block's exit has nothing left to do. It uses psycopg's `pgconn` and generator protocol
+(`connection.wait`, `generators.fetch_many`): pinned by the project's psycopg range (>=3.3,<3.4).
 """
 
 from __future__ import annotations
 
+import asyncio
 import codecs
 import functools
 import importlib
@@ -22,7 +24,6 @@ from typing import Any, Final
 import psycopg
 from psycopg import errors, pq, sql
 from psycopg.generators import fetch_many
-from psycopg.waiting import Wait
 
 from connect_worker.api import DataError
 
@@ -70,37 +71,36 @@ def _load_c_parser() -> Callable[[Any, Callable[[Any], Row]], Row] | None:
 _c_parser: Final = _load_c_parser()
 
 
-def _batch(pgconn: Any, limit: int, encoding: str) -> Any:
-    """psycopg generator: the rows libpq holds (at least one, at most `limit`), and whether COPY ended."""
+_WAIT, _MORE, _END = 0, 1, 2
+
+
+def _held_rows(
+    pgconn: Any, limit: int, c: Callable[[Any, Callable[[Any], Row]], Row] | None, parse: Callable[[Any], Row]
+) -> tuple[list[Row], int]:
+    """The rows libpq holds now (at most `limit`), parsed by `c` (with `parse` for what it leaves) or `parse`,
+    and what follows: _MORE (the limit was reached), _WAIT (nothing left in libpq's buffer: the socket must be
+    read) or _END (the COPY data ended)."""
     rows: list[Row] = []
     append = rows.append
     get = pgconn.get_copy_data
-    c = _c_parser
-    fallback = functools.partial(parse_text_row, encoding=encoding)
-    fast = c is not None and codecs.lookup(encoding).name == "utf-8"
     while True:
         nbytes, data = get(1)
         if nbytes > 0:
-            append(c(data, fallback) if c is not None and fast else parse_text_row(data, encoding))
+            append(c(data, parse) if c is not None else parse(data))
             if len(rows) >= limit:
-                return rows, False
+                return rows, _MORE
             continue
-        if nbytes == 0:
-            if rows:
-                return rows, False
-            while not (yield Wait.R):
-                pass
-            pgconn.consume_input()
-            continue
-        break
-    # the end of the COPY data: its final result (or the error that cut it short)
+        return rows, _WAIT if nbytes == 0 else _END
+
+
+def _final_result(pgconn: Any, encoding: str) -> Any:
+    """psycopg generator: the result that ends the COPY (or the error that cut it short)."""
     results = yield from fetch_many(pgconn)
     if len(results) != 1 or results[0].status != pq.ExecStatus.COMMAND_OK:
         bad = next((r for r in results if r.status != pq.ExecStatus.COMMAND_OK), None)
         if bad is not None:
             raise errors.error_from_result(bad, encoding=encoding)
         raise DataError(f"COPY ended with {len(results)} results")
-    return rows, True
 
 
 async def copy_text_rows(
@@ -108,10 +108,25 @@ async def copy_text_rows(
 ) -> AsyncGenerator[list[Row], None]:
     """Run `COPY (<statement>) TO STDOUT` and yield its rows in batches of up to `batch`."""
     encoding = conn.info.encoding
+    parse: Callable[[Any], Row] = functools.partial(parse_text_row, encoding=encoding)
+    c = _c_parser if codecs.lookup(encoding).name == "utf-8" else None  # the C parser reads UTF-8 only
     async with conn.cursor().copy(sql.SQL("COPY ({}) TO STDOUT").format(statement)):
         pgconn = conn.pgconn
-        done = False
-        while not done:
-            rows, done = await conn.wait(_batch(pgconn, batch, encoding))
-            if rows:
-                yield rows
+        loop = asyncio.get_running_loop()
+        readable = asyncio.Event()
+        fd = pgconn.socket
+        loop.add_reader(fd, readable.set)  # level-triggered: set again while the socket holds unread bytes
+        try:
+            while True:
+                rows, then = _held_rows(pgconn, batch, c, parse)
+                if rows:
+                    yield rows
+                if then == _END:
+                    break
+                if then == _WAIT:
+                    readable.clear()
+                    await readable.wait()
+                    pgconn.consume_input()
+        finally:
+            loop.remove_reader(fd)
+        await conn.wait(_final_result(pgconn, encoding))
