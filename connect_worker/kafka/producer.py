@@ -32,7 +32,7 @@ SOURCE_PRODUCER_DEFAULTS: dict[str, Any] = {
     "linger.ms": 5,
     "compression.type": "none",
     "message.timeout.ms": 0,  # Connect: delivery.timeout.ms = Integer.MAX_VALUE
-    "queue.buffering.max.kbytes": 65536,
+    "queue.buffering.max.kbytes": 32768,  # the Java producer's buffer.memory default, 32 MB
     "queue.buffering.max.messages": 100000,
 }
 
@@ -41,7 +41,6 @@ _JAVA_ONLY_KEYS = {
     "key.serializer",
     "value.serializer",
     "max.block.ms",
-    "buffer.memory",
     "interceptor.classes",
     "metric.reporters",
 }
@@ -59,6 +58,8 @@ def librdkafka_config(java_style: Mapping[str, Any]) -> dict[str, Any]:
             out["max.in.flight"] = v
         elif k == "batch.size":
             out["batch.size"] = v
+        elif k == "buffer.memory":  # bytes of unsent records: librdkafka counts its queue in KiB
+            out["queue.buffering.max.kbytes"] = max(1, -(-int(v) // 1024))
         else:
             out[k] = v
     return out
