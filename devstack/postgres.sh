@@ -72,10 +72,23 @@ allow_output_plugins() {
   known=$("${psql[@]}" -c "SELECT count(*) FROM pg_settings WHERE name = 'output_plugin_libraries'") \
     || die "cannot query postgres on 127.0.0.1:$PG_PORT"
   if [ "$known" = 1 ]; then
-    "${psql[@]}" -c "ALTER SYSTEM SET output_plugin_libraries = 'pgoutput', 'test_decoding', 'decoderbufs', 'wal2json'" \
+    "${psql[@]}" -c "ALTER SYSTEM SET output_plugin_libraries = 'pgoutput', 'test_decoding', 'decoderbufs', 'wal2json', 'yboutput'" \
       -c "SELECT pg_reload_conf()" >/dev/null || die "cannot set output_plugin_libraries"
-    log "output plug-ins allowed: pgoutput, test_decoding, decoderbufs, wal2json"
+    log "output plug-ins allowed: pgoutput, test_decoding, decoderbufs, wal2json, yboutput"
   fi
+  yboutput_alias "${psql[@]}"
+}
+
+# The YugabyteDB connector's test peer: YugabyteDB's yboutput is PostgreSQL's pgoutput code under another
+# name (same messages, same bytes). A 'yboutput' library that is pgoutput, found through dynamic_library_path,
+# lets this PostgreSQL create yboutput slots and stream them, so the connector runs its real path here.
+yboutput_alias() {
+  local libdir="$PG_HOME/lib"
+  mkdir -p "$libdir"
+  ln -sfn "/usr/lib/postgresql/$PG_VERSION/lib/pgoutput.so" "$libdir/yboutput.so"
+  [ -n "$RUN_AS" ] && chown -h "$RUN_AS" "$libdir" "$libdir/yboutput.so"
+  "$@" -c "ALTER SYSTEM SET dynamic_library_path = '\$libdir:$libdir'" -c "SELECT pg_reload_conf()" >/dev/null \
+    || die "cannot set dynamic_library_path"
 }
 
 start() {
