@@ -397,4 +397,5 @@ class PostgresConnectorConfig:
 
     @property
     def pgoutput(self) -> bool:
-        return self.plugin_name is LogicalDecoder.PGOUTPUT
+        """The plug-in speaks pgoutput's protocol and streams a publication (pgoutput, YugabyteDB's yboutput)."""
+        return self.plugin_name is not LogicalDecoder.DECODERBUFS

@@ -11,6 +11,7 @@ from typing import Final
 class LogicalDecoder(enum.StrEnum):
     DECODERBUFS = "decoderbufs"
     PGOUTPUT = "pgoutput"
+    YBOUTPUT = "yboutput"  # YugabyteDB's pgoutput (the YugabyteDB connector only; PostgreSQL's config rejects it)
 
 
 class SnapshotMode(enum.StrEnum):

@@ -74,9 +74,10 @@ def conninfo(
     (a replication session keeps the server's). ``database.initial.statements`` are not part of it: run
     :attr:`PostgresConnectorConfig.initial_statements` on each regular connection after it opens.
     """
+    hosts, ports = host_list(config.hostname, config.port)
     params: list[tuple[str, str]] = [
-        ("host", config.hostname),
-        ("port", str(config.port)),
+        ("host", ",".join(hosts)),
+        ("port", ",".join(str(p) for p in ports)),
         ("dbname", config.dbname),
         ("user", config.user),
     ]
@@ -107,6 +108,42 @@ def conninfo(
         extra["options"] = f"{extra['options']} {timeout}" if "options" in extra else timeout
     params.extend(extra.items())
     return " ".join(f"{k}={libpq_quote(v)}" for k, v in params)
+
+
+def host_list(hostname: str, default_port: int) -> tuple[list[str], list[int]]:
+    """The hosts and ports of a ``database.hostname`` that may list several servers, ``h1:p1,h2,[::1]:p3``
+    (YugabyteDB's form; an entry without a port takes ``default_port``). libpq tries them in order, so a
+    connection, and a reconnection after a failure, goes to the first server that answers."""
+    hosts: list[str] = []
+    ports: list[int] = []
+    for raw in hostname.split(","):
+        entry = raw.strip()
+        host, port = entry, default_port
+        if entry.startswith("["):  # [IPv6]:port
+            close = entry.find("]")
+            if close < 0:
+                raise ConfigError(f"database.hostname entry '{entry}' has an unclosed '['", name="database.hostname")
+            host, rest = entry[1:close], entry[close + 1 :]
+            if rest:
+                if not rest.startswith(":"):
+                    raise ConfigError(f"database.hostname entry '{entry}' is malformed", name="database.hostname")
+                port = _port(entry, rest[1:])
+        elif entry.count(":") == 1:  # host:port (a bare IPv6 address has several colons and no port)
+            host, text = entry.split(":")
+            port = _port(entry, text)
+        if not host:
+            raise ConfigError(f"database.hostname has an empty entry in '{hostname}'", name="database.hostname")
+        hosts.append(host)
+        ports.append(port)
+    return hosts, ports
+
+
+def _port(entry: str, text: str) -> int:
+    if not text.isdigit() or not 0 < int(text) < 65536:
+        raise ConfigError(
+            f"database.hostname entry '{entry}' has an invalid port (1-65535 expected)", name="database.hostname"
+        )
+    return int(text)
 
 
 def describe_connection(config: PostgresConnectorConfig) -> str:

@@ -38,7 +38,7 @@ from typing import Any, Final
 import psycopg
 
 from connect_worker.api.errors import ConfigError
-from connectors.postgres.config import AutoCreateMode, LogicalDecoder, PostgresConnectorConfig, ReplicaIdentityRule
+from connectors.postgres.config import AutoCreateMode, PostgresConnectorConfig, ReplicaIdentityRule
 from connectors.postgres.errors import PostgresRetriableError, from_psycopg
 from connectors.postgres.protocol.commands import quote_ident
 from connectors.relational.table import TableId
@@ -128,7 +128,7 @@ async def ensure_publication(
     connection, and the classified server error otherwise.
     """
     name = config.publication_name
-    if config.plugin_name is not LogicalDecoder.PGOUTPUT:
+    if not config.pgoutput:
         return PublicationResult(name, "skipped")
     log.info("Initializing PgOutput logical decoder publication")
     try:

@@ -31,6 +31,7 @@ from typing import Any, Final
 import psycopg
 
 from connectors.postgres.config import LogicalDecoder, PostgresConnectorConfig, conninfo, describe_connection, redact
+from connectors.postgres.libpq import host_list
 from connectors.postgres.replication import fetch_slot_info
 
 __all__ = ["PREFIX", "refused_message", "validate_connection"]
@@ -141,20 +142,20 @@ async def _validate(config: PostgresConnectorConfig, problems: _Problems) -> Non
 
 async def _probe_tcp(config: PostgresConnectorConfig, problems: _Problems) -> bool:
     """False (with the problem recorded) when ``host:port`` does not accept TCP connections."""
-    host = config.hostname
-    if host.startswith("/") or "," in host:  # a Unix socket directory or several hosts: let libpq decide
+    if config.hostname.startswith("/") or "," in config.hostname:  # a socket directory or several hosts: libpq
         return True
+    (host,), (port,) = host_list(config.hostname, config.port)
     try:
-        _, writer = await asyncio.open_connection(host, config.port)
+        _, writer = await asyncio.open_connection(host, port)
     except socket.gaierror:
         problems.add(HOSTNAME, f"{PREFIX}The connection attempt failed. Unknown host {host}.")
         return False
     except ConnectionRefusedError:
-        problems.add(HOSTNAME, refused_message(host, config.port))
+        problems.add(HOSTNAME, refused_message(host, port))
         return False
     except OSError as e:
         if e.errno == errno.ECONNREFUSED:
-            problems.add(HOSTNAME, refused_message(host, config.port))
+            problems.add(HOSTNAME, refused_message(host, port))
         else:
             problems.add(HOSTNAME, f"{PREFIX}The connection attempt failed. {e.strerror or e}")
         return False

@@ -24,7 +24,7 @@ from typing import Any, Final, TypeVar
 import psycopg
 
 from connect_worker.api.errors import ConfigError
-from connectors.postgres.config import LogicalDecoder, PostgresConnectorConfig
+from connectors.postgres.config import PostgresConnectorConfig
 from connectors.postgres.errors import (
     PostgresConfigError,
     PostgresConnectionError,
@@ -226,13 +226,14 @@ def _streaming_option(extra: tuple[tuple[str, str], ...]) -> bool:
 def output_plugin(config: PostgresConnectorConfig, server_version: int) -> PgOutputPlugin | DecoderbufsPlugin:
     """The START_REPLICATION options of the configured plug-in (pgoutput: proto 1, messages on PG 14+)."""
     extra = parse_stream_params(config.slot_stream_params)
-    if config.plugin_name is LogicalDecoder.PGOUTPUT:
+    if config.pgoutput:
         reserved = {"proto_version", "publication_names", "messages"}
         clash = [k for k, _ in extra if k in reserved]
         if clash:
             raise ConfigError(f"slot.stream.params must not set {', '.join(clash)}: the connector sets it")
         streaming = _streaming_option(extra)
         return PgOutputPlugin(
+            name=config.plugin_name.value,
             publication_names=(config.publication_name,),
             proto_version=2 if streaming else 1,
             messages=server_version >= 140000,

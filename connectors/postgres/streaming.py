@@ -35,7 +35,7 @@ from connectors.postgres.protocol.copy_both import PG_EPOCH_OFFSET_US
 from connectors.postgres.source_info import SourceInfo, SourceTemplate
 from connectors.relational.emitter import RecordFactory
 from connectors.relational.queue import ChangeEventQueue
-from connectors.relational.schema_builder import RowFn, TableSchema, fill_required
+from connectors.relational.schema_builder import RowFn, TableSchema
 from connectors.relational.table import TableId
 from connectors.relational.transactions import TransactionMonitor
 
@@ -347,8 +347,8 @@ class StreamingChangeSource:
                 before = value_fn(old_tuple)
                 old_key = key_fn(old_tuple) if key_fn else None
                 if msg.old is None:
-                    before = fill_required(before)
-                    old_key = fill_required(old_key) if old_key is not None else None
+                    before = schema.partial_row(before)
+                    old_key = schema.partial_row(old_key) if old_key is not None else None
             after = value_fn(new)
             if self._settings.skip_messages_without_change and after == before:
                 # skip.messages.without.change: no included column changed (needs REPLICA IDENTITY FULL)
@@ -382,8 +382,8 @@ class StreamingChangeSource:
         before = value_fn(old_tuple)
         old_key = key_fn(old_tuple) if key_fn else None
         if msg.old is None:  # key-only old tuple: required fields get their default or zero value
-            before = fill_required(before)
-            old_key = fill_required(old_key) if old_key is not None else None
+            before = schema.partial_row(before)
+            old_key = schema.partial_row(old_key) if old_key is not None else None
         tx, offset, source = self._event(rel, lsn, "DELETE")
         for r in records.delete(schema, rel.topic, old_key, before, source, tx, offset):
             self._emit(r, size)

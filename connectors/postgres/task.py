@@ -19,7 +19,7 @@ from typing import Any, ClassVar
 
 import psycopg
 
-from connect_worker.api import RetriableError, SourceRecord, SourceTask
+from connect_worker.api import RetriableError, Schema, SourceRecord, SourceTask
 from connect_worker.api.cdc_metrics import SnapshotMetrics, StreamingMetrics
 from connect_worker.api.metrics import task_metrics
 from connectors.postgres import catalog
@@ -74,6 +74,11 @@ def _binary_content(mode: str) -> Any:
 
 class PostgresConnectorTask(SourceTask):
     class_name: ClassVar[str] = "io.debezium.connector.postgresql.PostgresConnectorTask"
+    #: What a connector built on this task changes (the YugabyteDB connector): the `source` block, the
+    #: envelope's layout, and whether logical decoding messages become records.
+    source_schema: ClassVar[Schema] = SOURCE_SCHEMA
+    legacy_envelope: ClassVar[bool] = False
+    logical_messages: ClassVar[bool] = True
 
     def __init__(self) -> None:
         self._config: PostgresConnectorConfig | None = None
@@ -93,9 +98,18 @@ class PostgresConnectorTask(SourceTask):
     def version(self) -> str:
         return DEBEZIUM_VERSION
 
+    def parse_config(self, props: Mapping[str, str]) -> PostgresConnectorConfig:
+        return PostgresConnectorConfig.from_props(props)
+
+    def new_source_info(self, config: PostgresConnectorConfig) -> SourceInfo:
+        return SourceInfo(config.topic_prefix, config.dbname)
+
+    def new_record_factory(self, **settings: Any) -> RecordFactory:
+        return RecordFactory(**settings)
+
     # -- lifecycle ----------------------------------------------------------------------------------
     async def start(self, props: Mapping[str, str]) -> None:
-        config = PostgresConnectorConfig.from_props(props)
+        config = self.parse_config(props)
         for w in config.warnings:
             log.warning("%s", w)
         self._config = config
@@ -133,13 +147,15 @@ class PostgresConnectorTask(SourceTask):
             column_included=self._columns.includes,
             adjust_schema_name=schema_adjust.adjust,
             adjust_field_name=field_adjust.adjust,
-            source_schema=SOURCE_SCHEMA,
+            source_schema=self.source_schema,
             transaction_schema=md.EVENT_BLOCK_SCHEMA,
             unavailable_placeholder=config.unavailable_value_placeholder,
+            wrap_cells=config.plugin_name is LogicalDecoder.YBOUTPUT,
+            legacy_envelope=self.legacy_envelope,
         )
-        self._source_info = SourceInfo(config.topic_prefix, config.dbname)
+        self._source_info = self.new_source_info(config)
         run_id = str(uuid.uuid4())
-        self._records = RecordFactory(
+        self._records = self.new_record_factory(
             partition=self._partition,
             headers=context_headers(config.topic_prefix, "0", "postgresql", run_id),
             tombstones_on_delete=config.tombstones_on_delete,
@@ -325,7 +341,7 @@ class PostgresConnectorTask(SourceTask):
         self._tables_by_id = dict(tables)
         self._schemas = {tid: TableSchema(t, self._builder) for tid, t in tables.items()}
         streams = self._streams()
-        if streams and config.plugin_name is LogicalDecoder.PGOUTPUT:
+        if streams and config.pgoutput:
             # Debezium 3.6.3 initialises the publication with the replication connection: not in initial_only
             await ensure_publication(sql_conn, config, sorted(tables))
         await apply_replica_identities(sql_conn, config.replica_identity_autoset_values, sorted(tables))
@@ -543,7 +559,7 @@ class PostgresConnectorTask(SourceTask):
             message_records=lambda **kw: message_record(self._partition, self._records.headers, **kw),
             settings=StreamingSettings(
                 skipped_operations=config.skipped_operations,
-                message_filter=self._messages.includes,
+                message_filter=self._messages.includes if self.logical_messages else _no_message,
                 message_topic=self._naming.message_topic(),
                 binary_message_content=_binary_content(config.binary_handling_mode.value),
                 heartbeat_interval_s=heartbeat_s,
@@ -589,6 +605,10 @@ class PostgresConnectorTask(SourceTask):
             metrics.connected(False)
             if streamed is not None:
                 streamed.close()
+
+
+def _no_message(prefix: str) -> bool:
+    return False
 
 
 def _notify(snapshotter: object, hook: str) -> None:

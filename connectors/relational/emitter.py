@@ -153,3 +153,27 @@ class RecordFactory:
         self, ts: TableSchema, topic: str, source: Struct, tx: Struct | None, offset: Mapping[str, Any]
     ) -> SourceRecord:
         return self._record(ts, topic, None, self._envelope(ts, None, None, source, tx, "t"), offset)
+
+
+class LegacyRecordFactory(RecordFactory):
+    """Records with Debezium 2.x's envelope (before, after, source, op, ts_ms, transaction): the YugabyteDB
+    connector is a fork of Debezium 2.5, which had no ts_us/ts_ns and put the transaction block last."""
+
+    def _envelope(
+        self, ts: TableSchema, before: Struct | None, after: Struct | None, source: Struct, tx: Struct | None, op: str
+    ) -> Struct:
+        return Struct.of(ts.envelope_schema, (before, after, source, op, _time_ns() // 1_000_000, tx))
+
+    def read_or_create(
+        self,
+        ts: TableSchema,
+        topic: str,
+        op: str,
+        key: Struct | None,
+        after: Struct,
+        source: Struct,
+        tx: Struct | None,
+        offset: Mapping[str, Any],
+    ) -> SourceRecord:
+        value = self._envelope(ts, None, after, source, tx, op)
+        return self._record(ts, topic, key, value, offset)

@@ -53,6 +53,11 @@ class SchemaBuilderSettings:
     source_schema: Schema
     transaction_schema: Schema
     unavailable_placeholder: str = "__debezium_unavailable_value"
+    #: YugabyteDB's yboutput shape: every column a ``{value, set}`` struct named for the column, null when the
+    #: event carries no value for it (SQL NULL, or left out of the change).
+    wrap_cells: bool = False
+    #: Debezium 2.x's envelope (before, after, source, op, ts_ms, transaction), without ts_us/ts_ns.
+    legacy_envelope: bool = False
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -64,6 +69,13 @@ class _Field:
     map_value: Callable[[Any], Any] | None
     placeholder: Any
     snapshot_convert: Callable[[str], Any]
+    #: the column's own schema when ``schema`` is a ``{value, set}`` cell around it (wrap_cells)
+    inner: Schema | None = None
+
+
+def cell_schema(name: str, value_schema: Schema, *, optional: bool) -> Schema:
+    """YugabyteDB's column cell: a struct named for the column with ``value`` and a required ``set`` flag."""
+    return struct_schema([("value", value_schema), ("set", Schema(Type.BOOLEAN))], name=name, optional=optional)
 
 
 RowFn = Callable[[Sequence[Any]], Any]
@@ -84,14 +96,19 @@ class TableSchema:
                 continue
             mapper = settings.mapper_for(table.id, col)
             schema = mapper.schema(conv.schema) if mapper is not None else conv.schema
+            name = settings.adjust_field_name(col.name)
+            inner = None
+            if settings.wrap_cells:
+                inner, schema = schema, cell_schema(name, schema, optional=schema.optional)
             field = _Field(
-                settings.adjust_field_name(col.name),
+                name,
                 col.name,
                 schema,
                 conv.from_text,
                 mapper.value if mapper is not None else None,
-                _placeholder(schema, settings.unavailable_placeholder),
+                None if inner is not None else _placeholder(schema, settings.unavailable_placeholder),
                 conv.from_snapshot_text or conv.from_text,
+                inner,
             )
             by_column[col.name] = field
             if settings.column_included(table.id, col.name):
@@ -100,26 +117,16 @@ class TableSchema:
         self.key_fields: tuple[_Field, ...] = tuple(by_column[n] for n in key_names if n in by_column)
         self.value_fields: tuple[_Field, ...] = tuple(value_fields)
         self.key_schema: Schema | None = (
-            struct_schema([(f.name, _required(f.schema)) for f in self.key_fields], name=base + ".Key")
+            struct_schema([(f.name, _key_field_schema(f)) for f in self.key_fields], name=base + ".Key")
             if self.key_fields
             else None
         )
         self.value_schema = struct_schema(
             [(f.name, f.schema) for f in self.value_fields], name=base + ".Value", optional=True
         )
+        self.wraps_cells = settings.wrap_cells
         self.envelope_schema = struct_schema(
-            [
-                ("before", self.value_schema),
-                ("after", self.value_schema),
-                ("source", settings.source_schema),
-                ("transaction", settings.transaction_schema),
-                ("op", Schema(Type.STRING)),
-                ("ts_ms", Schema(Type.INT64, optional=True)),
-                ("ts_us", Schema(Type.INT64, optional=True)),
-                ("ts_ns", Schema(Type.INT64, optional=True)),
-            ],
-            name=base + ".Envelope",
-            version=ENVELOPE_VERSION,
+            _envelope_fields(self.value_schema, settings), name=base + ".Envelope", version=ENVELOPE_VERSION
         )
         self._compiled: dict[tuple[bool, tuple[str, ...]], tuple[RowFn | None, RowFn]] = {}
         self.key_from_value: Callable[[Struct], Struct] | None = _key_from_value(
@@ -140,6 +147,11 @@ class TableSchema:
             self._compiled[key] = compiled
         return compiled
 
+    def partial_row(self, struct: Struct) -> Struct:
+        """A row built from a key-only old tuple, completed by Debezium's rule (see :func:`fill_required`);
+        YugabyteDB's cells stay null, as its connector leaves them."""
+        return struct if self.wraps_cells else fill_required(struct)
+
 
 def _key_from_value(
     key_schema: Schema | None, key_fields: Sequence[_Field], value_fields: Sequence[_Field]
@@ -152,6 +164,8 @@ def _key_from_value(
     picks = [position.get(f.column) for f in key_fields]
     if any(i is None for i in picks):
         return None
+    if any(f.inner is not None and key_schema.fields[n].schema != f.schema for n, f in enumerate(key_fields)):
+        return None  # a cell of a nullable key column is optional in the value, required in the key
     index = tuple(i for i in picks if i is not None)
     of = Struct.of
     if len(index) == 1:
@@ -167,6 +181,28 @@ def _key_from_value(
         return of(key_schema, pick(value.values))
 
     return key_of
+
+
+def _envelope_fields(value_schema: Schema, settings: SchemaBuilderSettings) -> list[tuple[str, Schema]]:
+    before_after = [("before", value_schema), ("after", value_schema), ("source", settings.source_schema)]
+    ts_ms = ("ts_ms", Schema(Type.INT64, optional=True))
+    if settings.legacy_envelope:
+        return [*before_after, ("op", Schema(Type.STRING)), ts_ms, ("transaction", settings.transaction_schema)]
+    return [
+        *before_after,
+        ("transaction", settings.transaction_schema),
+        ("op", Schema(Type.STRING)),
+        ts_ms,
+        ("ts_us", Schema(Type.INT64, optional=True)),
+        ("ts_ns", Schema(Type.INT64, optional=True)),
+    ]
+
+
+def _key_field_schema(field: _Field) -> Schema:
+    """A key column's schema: required (a cell around a required value when cells are wrapped)."""
+    if field.inner is None:
+        return _required(field.schema)
+    return cell_schema(field.name, _required(field.inner), optional=False)
 
 
 def _required(schema: Schema) -> Schema:
@@ -206,6 +242,9 @@ def _compile(schema: Schema, fields: Sequence[_Field], index: dict[str, int], sn
         if f.map_value is not None:
             expr = f"_mapped(m{n}, {expr})"
             ns["_mapped"] = _mapped
+        if f.inner is not None:  # a {value, set} cell around the converted value
+            ns[f"s{n}"] = schema.fields[n].schema  # the key's cells are required ones
+            expr = f"of(s{n}, ({expr}, True))"
         lines += [
             f"    x = row[{i}]",
             "    if x is None:",
@@ -232,29 +271,37 @@ def _mapped(mapper: Callable[[Any], Any], value: Any) -> Any:
 def _compile_generic(schema: Schema, fields: Sequence[_Field], index: dict[str, int], snapshot: bool = False) -> RowFn:
     """The plain per-column loop: the reference the generated converters are tested against."""
     plan = tuple(
-        (index.get(f.column, -1), f.snapshot_convert if snapshot else f.convert, f.map_value, f.placeholder)
-        for f in fields
+        (
+            index.get(f.column, -1),
+            f.snapshot_convert if snapshot else f.convert,
+            f.map_value,
+            f.placeholder,
+            schema.fields[n].schema if f.inner is not None else None,
+        )
+        for n, f in enumerate(fields)
     )
     of = Struct.of
 
     def convert(row: Sequence[Any]) -> Struct:
         out: list[Any] = []
         append = out.append
-        for i, conv, mapv, placeholder in plan:
+        for i, conv, mapv, placeholder, cell in plan:
             if i < 0:
                 append(None)
                 continue
             v = row[i]
             if v is None:
                 append(None)
-            elif isinstance(v, str):
+                continue
+            if isinstance(v, str):
                 v = conv(v)
-                append(mapv(v) if mapv is not None and v is not None else v)
             elif v.__class__ is bytes:
                 v = conv(v.decode("utf-8"))
-                append(mapv(v) if mapv is not None and v is not None else v)
             else:  # unchanged TOAST marker
                 append(placeholder)
+                continue
+            v = mapv(v) if mapv is not None and v is not None else v
+            append(v if cell is None else of(cell, (v, True)))
         return of(schema, out)
 
     return convert

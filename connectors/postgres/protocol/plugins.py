@@ -46,6 +46,7 @@ class PgOutputPlugin:
 
     publication_names: tuple[str, ...]
     proto_version: int = 1
+    name: str = "pgoutput"  # YugabyteDB's yboutput is the same protocol under another name
     messages: bool = True
     streaming: bool = False
     binary: bool = False
@@ -63,7 +64,7 @@ class PgOutputPlugin:
 
     @property
     def plugin_name(self) -> str:
-        return "pgoutput"
+        return self.name
 
     def start_options(self) -> Sequence[tuple[str, str]]:
         options = [
