@@ -182,3 +182,8 @@ async def test_unsupported_settings_are_refused_over_rest(worker_props: dict[str
         r = await client.get("/connector-plugins")
         listed = {p["class"]: p for p in r.json()}
         assert listed["io.debezium.connector.postgresql.YugabyteDBConnector"]["version"] == "2.5.2.Final"
+        r = await client.get("/connector-plugins", params={"connectorsOnly": "false"})
+        transforms = {p["class"]: p["type"] for p in r.json()}
+        assert transforms["io.debezium.connector.postgresql.transforms.yugabytedb.YBExtractNewRecordState"] == (
+            "transformation"
+        )
