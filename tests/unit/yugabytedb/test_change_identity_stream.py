@@ -9,7 +9,7 @@ import struct
 from typing import Any
 
 from connectors.postgres.lsn import Lsn
-from connectors.postgres.protocol.pgoutput import PgOutputDecoder
+from connectors.postgres.protocol.pgoutput import PgOutputDecoder, Relation
 from connectors.postgres.streaming import StreamingChangeSource, StreamingSettings
 from connectors.postgres.value_converters import TypeOptions, converter_for
 from connectors.relational import metadata_schemas as md
@@ -106,7 +106,8 @@ def cells(record: Any, side: str) -> dict[str, Any] | None:
 async def test_change_identity_events() -> None:
     decoder = PgOutputDecoder()
     messages = [decoder.decode(raw) for raw in (BEGIN, RELATION, INSERT, UPDATE, DELETE, COMMIT)]
-    assert messages[1].replica_identity == "c"
+    relation = messages[1]
+    assert isinstance(relation, Relation) and relation.replica_identity == "c"
     queue = ChangeEventQueue(max_size=100, max_batch=10, poll_interval_s=0.05)
     source = yb_source(queue)
     await source.handle_batch([(Lsn(0x100 + i), m) for i, m in enumerate(messages)])

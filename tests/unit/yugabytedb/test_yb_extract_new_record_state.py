@@ -46,7 +46,8 @@ def test_cells_become_values_and_null_cells_disappear() -> None:
     assert out is not None and isinstance(out.value, Struct) and isinstance(out.key, Struct)
     assert [f.name for f in out.value.schema.fields] == ["id", "account", "name", "amount", "created", "doc", "active"]
     assert out.value.get("id") == int(row()[0]) and out.value.get("name") == row()[2]
-    assert out.value.schema.field("name").schema.type is Type.STRING  # the cell's value schema
+    name_field = out.value.schema.field("name")
+    assert name_field is not None and name_field.schema.type is Type.STRING  # the cell's value schema
     assert out.value.schema.name == "yb.public.bench.Value" and not out.value.schema.optional
     assert out.key.schema.fields[0].schema.type is Type.INT64 and out.key.get("id") == int(row()[0])
     assert out.value_schema is out.value.schema and out.key_schema is out.key.schema
