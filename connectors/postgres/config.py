@@ -225,6 +225,8 @@ class PostgresConnectorConfig:
     skip_messages_without_change: bool
     converters: tuple[str, ...]
     custom_metric_tags: tuple[str, ...]
+    #: YugabyteDB's slot.lsn.type (SEQUENCE or HYBRID_TIME), used when the server is YugabyteDB.
+    slot_lsn_type: str = "SEQUENCE"
     #: ``database.*`` keys nobody defines, prefix stripped, for the driver (see :func:`conninfo`).
     driver_properties: Mapping[str, str] = dataclasses.field(default_factory=dict, repr=False)
     #: Every defined key's parsed value by property name (passwords as Password).

@@ -588,6 +588,11 @@ class ReplicationConnection:
         return self._conn.info.server_version
 
     @property
+    def is_yugabyte(self) -> bool:
+        """The server is YugabyteDB (its server_version reads like ``11.2-YB-2024.1.1.0-b0``)."""
+        return "-YB-" in (self._conn.info.parameter_status("server_version") or "")
+
+    @property
     def streaming(self) -> bool:
         return self._stream is not None
 
@@ -612,8 +617,10 @@ class ReplicationConnection:
         snapshot: SnapshotAction = SnapshotAction.NOEXPORT,
         temporary: bool = False,
         two_phase: bool = False,
+        yugabyte_lsn_type: str = "SEQUENCE",
     ) -> CreatedSlot:
-        """CREATE_REPLICATION_SLOT ... LOGICAL; see :class:`SnapshotAction` for the snapshot rules."""
+        """CREATE_REPLICATION_SLOT ... LOGICAL; see :class:`SnapshotAction` for the snapshot rules. On
+        YugabyteDB the slot gets ``yugabyte_lsn_type`` and no snapshot option (see the command)."""
         command = commands.create_replication_slot(
             slot_name,
             plugin,
@@ -621,6 +628,7 @@ class ReplicationConnection:
             temporary=temporary,
             two_phase=two_phase,
             server_version=self.server_version,
+            yugabyte_lsn_type=yugabyte_lsn_type if self.is_yugabyte else None,
         )
         rows = await self.execute(command, slot_name=slot_name, action=f"creating replication slot {slot_name!r}")
         return commands.parse_created_slot(rows)

@@ -112,7 +112,9 @@ async def ensure_slot(
         log.warning("slot.failover is not supported here; creating '%s' as a non-failover slot", name)
     log.info("Creating new replication slot '%s' for plugin '%s'", name, config.plugin_name.value)
     try:
-        created = await replication.create_slot(name, config.plugin_name.value, snapshot=snapshot)
+        created = await replication.create_slot(
+            name, config.plugin_name.value, snapshot=snapshot, yugabyte_lsn_type=config.slot_lsn_type
+        )
     except ReplicationSlotExistsError as e:
         raise ReplicationSlotExistsError(
             f"Creation of replication slot '{name}' failed: it already exists; " + DISTINCT_SLOT_ADVICE,

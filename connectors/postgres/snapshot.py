@@ -25,7 +25,15 @@ from psycopg import sql
 from connect_worker.api import SourceRecord
 from connectors.postgres.copy_out import Row, copy_text_rows
 from connectors.postgres.offsets import snapshot_offset
-from connectors.postgres.snapshot_chunks import ChunkReader, Connect, export_snapshot, open_reader, plan_table
+from connectors.postgres.snapshot_chunks import (
+    ChunkReader,
+    Connect,
+    Snapshot,
+    export_snapshot,
+    import_statement,
+    open_reader,
+    plan_table,
+)
 from connectors.postgres.source_info import SnapshotSourceTemplate, SourceInfo
 from connectors.postgres.streaming import record_size
 from connectors.relational.emitter import RecordFactory
@@ -60,11 +68,11 @@ class SnapshotResult:
     records: int
 
 
-async def _begin(conn: psycopg.AsyncConnection[Any], exported_snapshot: str | None) -> tuple[int, int]:
+async def _begin(conn: psycopg.AsyncConnection[Any], exported_snapshot: Snapshot | None) -> tuple[int, int]:
     """Open the snapshot transaction; returns (snapshot LSN as int, transaction id)."""
     if exported_snapshot is not None:
         await conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
-        await conn.execute(sql.SQL("SET TRANSACTION SNAPSHOT {}").format(sql.Literal(exported_snapshot)))
+        await conn.execute(import_statement(exported_snapshot))
         lsn = None
     else:
         await conn.execute("BEGIN ISOLATION LEVEL SERIALIZABLE READ ONLY DEFERRABLE")
@@ -109,7 +117,7 @@ async def run_snapshot(
     conn: psycopg.AsyncConnection[Any],
     tables: Sequence[TableSchema],
     *,
-    exported_snapshot: str | None,
+    exported_snapshot: Snapshot | None,
     consistent_lsn: int | None,
     records: RecordFactory,
     source: SourceInfo,
@@ -175,7 +183,7 @@ async def _reads(
 async def _parallel_sources(
     conn: psycopg.AsyncConnection[Any],
     reads: Sequence[_Read],
-    exported_snapshot: str | None,
+    exported_snapshot: Snapshot | None,
     settings: SnapshotSettings,
     connect: Connect,
     stack: contextlib.AsyncExitStack,

@@ -85,12 +85,30 @@ async def export_snapshot(conn: psycopg.AsyncConnection[Any]) -> str:
     return str(row[0])
 
 
-async def open_reader(connect: Connect, snapshot: str) -> psycopg.AsyncConnection[Any]:
+@dataclasses.dataclass(frozen=True, slots=True)
+class HybridTimeSnapshot:
+    """YugabyteDB's snapshot at a slot's consistent point: the hybrid time its CREATE_REPLICATION_SLOT answers
+    as ``snapshot_name``, read at with ``SET LOCAL yb_read_time`` (YugabyteDB exports no snapshots)."""
+
+    hybrid_time: str
+
+
+Snapshot = str | HybridTimeSnapshot  # a PostgreSQL exported snapshot's name, or a YugabyteDB hybrid time
+
+
+def import_statement(snapshot: Snapshot) -> sql.Composed:
+    """The statement that makes an open REPEATABLE READ transaction see exactly `snapshot`."""
+    if isinstance(snapshot, HybridTimeSnapshot):
+        return sql.SQL("SET LOCAL yb_read_time TO {}").format(sql.Literal(f"{snapshot.hybrid_time} ht"))
+    return sql.SQL("SET TRANSACTION SNAPSHOT {}").format(sql.Literal(snapshot))
+
+
+async def open_reader(connect: Connect, snapshot: Snapshot) -> psycopg.AsyncConnection[Any]:
     """A connection whose transaction sees exactly `snapshot`."""
     conn = await connect()
     try:
         await conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
-        await conn.execute(sql.SQL("SET TRANSACTION SNAPSHOT {}").format(sql.Literal(snapshot)))
+        await conn.execute(import_statement(snapshot))
     except BaseException:
         await conn.close()
         raise

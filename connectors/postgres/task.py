@@ -39,6 +39,7 @@ from connectors.postgres.publication import apply_replica_identities, ensure_pub
 from connectors.postgres.replication import ReplicationConnection, ReplicationStream, SnapshotAction
 from connectors.postgres.slot import drop_slot_on_stop, ensure_slot, output_plugin, retry_slot_operation
 from connectors.postgres.snapshot import SnapshotSettings, run_snapshot
+from connectors.postgres.snapshot_chunks import HybridTimeSnapshot, Snapshot
 from connectors.postgres.snapshotter import check_stored_position, snapshotter_for
 from connectors.postgres.source_info import DEBEZIUM_VERSION, SOURCE_SCHEMA, SourceInfo
 from connectors.postgres.streamed_transactions import StreamedTransactions
@@ -79,6 +80,9 @@ class PostgresConnectorTask(SourceTask):
     source_schema: ClassVar[Schema] = SOURCE_SCHEMA
     legacy_envelope: ClassVar[bool] = False
     logical_messages: ClassVar[bool] = True
+    #: Confirm to the slot only positions of completed commits (YugabyteDB: a HYBRID_TIME slot must not be
+    #: told a position inside a transaction, and a SEQUENCE slot resends the whole transaction anyway).
+    confirm_commits_only: ClassVar[bool] = False
 
     def __init__(self) -> None:
         self._config: PostgresConnectorConfig | None = None
@@ -214,7 +218,9 @@ class PostgresConnectorTask(SourceTask):
             return
         best = 0
         for _partition, offset in offsets:
-            lsn = offset.get("lsn_commit") or offset.get("lsn_proc")
+            lsn = offset.get("lsn_commit")
+            if not lsn and not self.confirm_commits_only:
+                lsn = offset.get("lsn_proc")
             if isinstance(lsn, int) and offset.get("snapshot") is None:
                 best = max(best, lsn)
         if best > self._confirmed:
@@ -347,7 +353,7 @@ class PostgresConnectorTask(SourceTask):
         await apply_replica_identities(sql_conn, config.replica_identity_autoset_values, sorted(tables))
 
         repl: ReplicationConnection | None = None
-        exported: str | None = None
+        exported: Snapshot | None = None
         consistent: int | None = None
         if streams:  # initial_only neither creates a slot nor opens a replication connection
             repl = await ReplicationConnection.connect(conninfo(config, replication=True))
@@ -359,7 +365,9 @@ class PostgresConnectorTask(SourceTask):
                 snapshot=SnapshotAction.EXPORT if snapshot_needed else SnapshotAction.NOEXPORT,
             )
             if ensured.created is not None:
-                exported = ensured.created.snapshot_name if snapshot_needed else None
+                name = ensured.created.snapshot_name
+                if snapshot_needed and name is not None:
+                    exported = HybridTimeSnapshot(name) if repl.is_yugabyte else name
                 consistent = int(ensured.created.consistent_point)
 
         start_lsn: int | None = stored.resume_lsn if stored is not None and not snapshot_needed else None

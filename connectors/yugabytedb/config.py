@@ -24,6 +24,7 @@ from connect_worker.api.errors import ConfigError
 from connectors.postgres.config import POSTGRES_CONFIG_DEF, LogicalDecoder, PostgresConnectorConfig, validate_props
 
 PLUGINS: Final = ("yboutput", "pgoutput")
+LSN_TYPES: Final = ("SEQUENCE", "HYBRID_TIME")
 SNAPSHOT_MODES: Final = ("initial", "never", "initial_only")
 STREAMING_MODES: Final = ("default", "parallel")
 DEFAULT_PORT: Final = 5433
@@ -50,6 +51,9 @@ _YB_ONLY: Final = [
     ("primary.key.hash.columns", ConfigType.STRING, None,
      "Parallel streaming: the hash columns of the primary key (not supported yet)."),
     ("transaction.topic", ConfigType.STRING, None, "Older name of topic.transaction."),
+    ("slot.lsn.type", ConfigType.STRING, "SEQUENCE",
+     "LSN type of a slot the connector creates: 'SEQUENCE' (a per-slot sequence, like PostgreSQL's) or "
+     "'HYBRID_TIME' (the commit's hybrid time, comparable across slots)."),
 ]  # fmt: skip
 
 
@@ -86,6 +90,7 @@ class _Translated:
     props: dict[str, Any]
     errors: dict[str, list[str]]
     yboutput: bool
+    lsn_type: str
 
 
 def _text(props: Mapping[str, Any], name: str) -> str | None:
@@ -124,12 +129,18 @@ def _translate(props: Mapping[str, Any]) -> _Translated:
         ]
     if _text(props, "signal.data.collection") is not None:
         errors["signal.data.collection"] = ["Signals are not supported by the YugabyteDB connector"]
+    lsn_type = (_text(props, "slot.lsn.type") or "SEQUENCE").upper()
+    if lsn_type not in LSN_TYPES:
+        errors["slot.lsn.type"] = [f"Value must be one of {', '.join(LSN_TYPES)}"]
+    elif lsn_type == "HYBRID_TIME" and (_text(props, "lsn.flush.mode") or "").lower() == "connector_and_driver":
+        # the driver would confirm positions inside transactions, which a HYBRID_TIME slot must never be told
+        errors["lsn.flush.mode"] = ["lsn.flush.mode=connector_and_driver is not allowed with slot.lsn.type=HYBRID_TIME"]
     legacy_topic = _text(props, "transaction.topic")
     if legacy_topic is not None and _text(props, "topic.transaction") is None:
         out["topic.transaction"] = legacy_topic
     for name, _type, _default, _doc in _YB_ONLY:
         out.pop(name, None)  # not PostgreSQL keys: they would be passed to the driver as database.* are not
-    return _Translated(out, errors, plugin == "yboutput")
+    return _Translated(out, errors, plugin == "yboutput", lsn_type)
 
 
 def validate_yb_props(props: Mapping[str, Any]) -> dict[str, ConfigValue]:
@@ -158,6 +169,5 @@ def parse_yb_config(props: Mapping[str, Any]) -> PostgresConnectorConfig:
             name=first,
         )
     config = PostgresConnectorConfig.from_props(t.props)
-    if t.yboutput:
-        config = dataclasses.replace(config, plugin_name=LogicalDecoder.YBOUTPUT)
-    return config
+    plugin = LogicalDecoder.YBOUTPUT if t.yboutput else config.plugin_name
+    return dataclasses.replace(config, plugin_name=plugin, slot_lsn_type=t.lsn_type)

@@ -26,6 +26,7 @@ class YugabyteDBConnectorTask(PostgresConnectorTask):
     source_schema: ClassVar[Schema] = YB_SOURCE_SCHEMA
     legacy_envelope: ClassVar[bool] = True
     logical_messages: ClassVar[bool] = False
+    confirm_commits_only: ClassVar[bool] = True
 
     def version(self) -> str:
         return YB_DEBEZIUM_VERSION

@@ -99,16 +99,25 @@ def create_replication_slot(
     temporary: bool = False,
     two_phase: bool = False,
     server_version: int = 150000,
+    yugabyte_lsn_type: str | None = None,
 ) -> str:
     """``CREATE_REPLICATION_SLOT`` for a logical slot.
 
     PostgreSQL 15 introduced the parenthesised option syntax (``(SNAPSHOT 'export', TWO_PHASE)``); older
     servers get the legacy keywords (``EXPORT_SNAPSHOT``, ``NOEXPORT_SNAPSHOT``, ``USE_SNAPSHOT``).
+
+    ``yugabyte_lsn_type`` (``SEQUENCE`` or ``HYBRID_TIME``) asks for YugabyteDB's grammar,
+    ``... LOGICAL plugin [SEQUENCE | HYBRID_TIME]``: no snapshot keyword (YugabyteDB accepts them only under
+    a preview flag), and the ``snapshot_name`` it answers is the consistent point's hybrid time.
     """
     head = f"CREATE_REPLICATION_SLOT {quote_ident(slot_name)}"
     if temporary:
         head += " TEMPORARY"
     head += f" LOGICAL {quote_ident(plugin)}"
+    if yugabyte_lsn_type is not None:
+        if yugabyte_lsn_type not in ("SEQUENCE", "HYBRID_TIME"):
+            raise ConfigError(f"unknown YugabyteDB slot LSN type {yugabyte_lsn_type!r} (SEQUENCE or HYBRID_TIME)")
+        return f"{head} {yugabyte_lsn_type}"
     if server_version >= 150000:
         options = [f"SNAPSHOT {quote_literal(snapshot.value)}"]
         if two_phase:
