@@ -44,7 +44,7 @@ def test_slot_lsn_type_setting() -> None:
     bad = {k: v.errors for k, v in validate_yb_props({**BASE, "slot.lsn.type": "wall"}).items() if v.errors}
     assert bad == {"slot.lsn.type": ["Value must be one of SEQUENCE, HYBRID_TIME"]}
     clash = {**BASE, "slot.lsn.type": "HYBRID_TIME", "lsn.flush.mode": "connector_and_driver"}
-    with pytest.raises(ConfigError, match="not allowed with slot.lsn.type=HYBRID_TIME"):
+    with pytest.raises(ConfigError, match=r"not allowed with slot\.lsn\.type=HYBRID_TIME"):
         parse_yb_config(clash)
     assert parse_yb_config({**BASE, "lsn.flush.mode": "connector_and_driver"}).slot_lsn_type == "SEQUENCE"
 
