@@ -52,7 +52,7 @@ from connectors.relational.filters import ColumnFilter, MessagePrefixFilter, Tab
 from connectors.relational.key_mapper import KeyMapper
 from connectors.relational.naming import TopicNamingStrategy, adjusters_from_config
 from connectors.relational.queue import ChangeEventQueue
-from connectors.relational.schema_builder import SchemaBuilderSettings, TableSchema
+from connectors.relational.schema_builder import EnvelopeLayout, SchemaBuilderSettings, TableSchema
 from connectors.relational.snapshot_spi import load_snapshot_lock, load_snapshot_query
 from connectors.relational.table import Column, Table, TableId
 from connectors.relational.transactions import TransactionMonitor
@@ -78,7 +78,7 @@ class PostgresConnectorTask(SourceTask):
     #: What a connector built on this task changes (the YugabyteDB connector): the `source` block, the
     #: envelope's layout, and whether logical decoding messages become records.
     source_schema: ClassVar[Schema] = SOURCE_SCHEMA
-    legacy_envelope: ClassVar[bool] = False
+    envelope: ClassVar[EnvelopeLayout] = EnvelopeLayout.V3
     logical_messages: ClassVar[bool] = True
     #: Confirm to the slot only positions of completed commits (YugabyteDB: a HYBRID_TIME slot must not be
     #: told a position inside a transaction, and a SEQUENCE slot resends the whole transaction anyway).
@@ -155,7 +155,7 @@ class PostgresConnectorTask(SourceTask):
             transaction_schema=md.EVENT_BLOCK_SCHEMA,
             unavailable_placeholder=config.unavailable_value_placeholder,
             wrap_cells=config.plugin_name is LogicalDecoder.YBOUTPUT,
-            legacy_envelope=self.legacy_envelope,
+            envelope=self.envelope,
         )
         self._source_info = self.new_source_info(config)
         run_id = str(uuid.uuid4())

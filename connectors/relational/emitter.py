@@ -156,8 +156,8 @@ class RecordFactory:
 
 
 class LegacyRecordFactory(RecordFactory):
-    """Records with Debezium 2.x's envelope (before, after, source, op, ts_ms, transaction): the YugabyteDB
-    connector is a fork of Debezium 2.5, which had no ts_us/ts_ns and put the transaction block last."""
+    """Records with Debezium 2.5's envelope (EnvelopeLayout.V2_5: before, after, source, op, ts_ms,
+    transaction): the YugabyteDB connector is a fork of Debezium 2.5, which had no ts_us/ts_ns."""
 
     def _envelope(
         self, ts: TableSchema, before: Struct | None, after: Struct | None, source: Struct, tx: Struct | None, op: str
@@ -177,3 +177,14 @@ class LegacyRecordFactory(RecordFactory):
     ) -> SourceRecord:
         value = self._envelope(ts, None, after, source, tx, op)
         return self._record(ts, topic, key, value, offset)
+
+
+class Debezium27RecordFactory(LegacyRecordFactory):
+    """Records with Debezium 2.6-2.7's envelope (EnvelopeLayout.V2_7: before, after, source, op, ts_ms, ts_us,
+    ts_ns, transaction), the Vitess connector's generation."""
+
+    def _envelope(
+        self, ts: TableSchema, before: Struct | None, after: Struct | None, source: Struct, tx: Struct | None, op: str
+    ) -> Struct:
+        ns = _time_ns()
+        return Struct.of(ts.envelope_schema, (before, after, source, op, ns // 1_000_000, ns // 1000, ns, tx))

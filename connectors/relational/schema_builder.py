@@ -8,6 +8,7 @@ compiles, once per order, the functions that turn such a tuple into the key and 
 from __future__ import annotations
 
 import dataclasses
+import enum
 import operator
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
@@ -17,6 +18,14 @@ from connect_worker.api.schema import NO_DEFAULT, struct_schema
 from connectors.relational.table import Column, Table, TableId
 
 ENVELOPE_VERSION = 2
+
+
+class EnvelopeLayout(enum.Enum):
+    """Where the envelope's fields stand, by Debezium generation (the field order is part of the bytes)."""
+
+    V3 = "before, after, source, transaction, op, ts_ms, ts_us, ts_ns"  # Debezium 3.x
+    V2_7 = "before, after, source, op, ts_ms, ts_us, ts_ns, transaction"  # 2.6-2.7 (Vitess connector)
+    V2_5 = "before, after, source, op, ts_ms, transaction"  # 2.5 and before (YugabyteDB connector)
 
 
 class ColumnConverter(Protocol):
@@ -56,8 +65,8 @@ class SchemaBuilderSettings:
     #: YugabyteDB's yboutput shape: every column a ``{value, set}`` struct named for the column, null when the
     #: event carries no value for it (SQL NULL, or left out of the change).
     wrap_cells: bool = False
-    #: Debezium 2.x's envelope (before, after, source, op, ts_ms, transaction), without ts_us/ts_ns.
-    legacy_envelope: bool = False
+    #: The envelope's field layout, by the Debezium generation a connector reproduces.
+    envelope: EnvelopeLayout = EnvelopeLayout.V3
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -184,18 +193,17 @@ def _key_from_value(
 
 
 def _envelope_fields(value_schema: Schema, settings: SchemaBuilderSettings) -> list[tuple[str, Schema]]:
-    before_after = [("before", value_schema), ("after", value_schema), ("source", settings.source_schema)]
-    ts_ms = ("ts_ms", Schema(Type.INT64, optional=True))
-    if settings.legacy_envelope:
-        return [*before_after, ("op", Schema(Type.STRING)), ts_ms, ("transaction", settings.transaction_schema)]
-    return [
-        *before_after,
-        ("transaction", settings.transaction_schema),
-        ("op", Schema(Type.STRING)),
-        ts_ms,
-        ("ts_us", Schema(Type.INT64, optional=True)),
-        ("ts_ns", Schema(Type.INT64, optional=True)),
-    ]
+    schemas = {
+        "before": value_schema,
+        "after": value_schema,
+        "source": settings.source_schema,
+        "transaction": settings.transaction_schema,
+        "op": Schema(Type.STRING),
+        "ts_ms": Schema(Type.INT64, optional=True),
+        "ts_us": Schema(Type.INT64, optional=True),
+        "ts_ns": Schema(Type.INT64, optional=True),
+    }
+    return [(name, schemas[name]) for name in settings.envelope.value.split(", ")]
 
 
 def _key_field_schema(field: _Field) -> Schema:

@@ -17,6 +17,7 @@ from connectors.postgres.config import PostgresConnectorConfig
 from connectors.postgres.source_info import SourceInfo
 from connectors.postgres.task import PostgresConnectorTask
 from connectors.relational.emitter import LegacyRecordFactory, RecordFactory
+from connectors.relational.schema_builder import EnvelopeLayout
 from connectors.yugabytedb.config import parse_yb_config
 from connectors.yugabytedb.source_info import YB_DEBEZIUM_VERSION, YB_SOURCE_SCHEMA, YugabyteSourceInfo
 
@@ -24,7 +25,7 @@ from connectors.yugabytedb.source_info import YB_DEBEZIUM_VERSION, YB_SOURCE_SCH
 class YugabyteDBConnectorTask(PostgresConnectorTask):
     class_name: ClassVar[str] = "io.debezium.connector.postgresql.YugabyteDBConnectorTask"
     source_schema: ClassVar[Schema] = YB_SOURCE_SCHEMA
-    legacy_envelope: ClassVar[bool] = True
+    envelope: ClassVar[EnvelopeLayout] = EnvelopeLayout.V2_5
     logical_messages: ClassVar[bool] = False
     confirm_commits_only: ClassVar[bool] = True
 

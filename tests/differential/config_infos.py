@@ -239,7 +239,14 @@ def diff_validate(
             theirs, recommended = info["value"]["recommended_values"], mine["value"]["recommended_values"]
             if recommended != installed[kind]:
                 out.append(f"{name}.value.recommended_values: ours {recommended}, installed {installed[kind]}")
-            if theirs != sorted(theirs) or recommended != [c for c in theirs if c in set(recommended)]:
+            # Connect lists its installed plugins, we ours: those both have in the same (sorted) order, and ours
+            # (which may include plugins the Java side lacks, e.g. YugabyteDB's transform) sorted the same way
+            shared = [c for c in recommended if c in set(theirs)]
+            if (
+                theirs != sorted(theirs)
+                or recommended != sorted(recommended)
+                or shared != [c for c in theirs if c in set(recommended)]
+            ):
                 out.append(f"{name}.value.recommended_values: ours {recommended} not in Connect's order {theirs}")
         out += _diff_fields(name + ".value", info["value"], mine["value"], skip)
     return out

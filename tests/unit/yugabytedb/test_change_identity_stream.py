@@ -15,7 +15,7 @@ from connectors.postgres.value_converters import TypeOptions, converter_for
 from connectors.relational import metadata_schemas as md
 from connectors.relational.emitter import LegacyRecordFactory
 from connectors.relational.queue import ChangeEventQueue
-from connectors.relational.schema_builder import SchemaBuilderSettings, TableSchema
+from connectors.relational.schema_builder import EnvelopeLayout, SchemaBuilderSettings, TableSchema
 from connectors.relational.table import Column, ColumnType, Table, TableId
 from connectors.yugabytedb.source_info import YB_SOURCE_SCHEMA, YugabyteSourceInfo
 
@@ -70,7 +70,7 @@ def yb_source(queue: ChangeEventQueue) -> StreamingChangeSource:
             source_schema=YB_SOURCE_SCHEMA,
             transaction_schema=md.EVENT_BLOCK_SCHEMA,
             wrap_cells=True,
-            legacy_envelope=True,
+            envelope=EnvelopeLayout.V2_5,
         ),
     )
 

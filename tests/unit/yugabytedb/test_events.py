@@ -13,7 +13,13 @@ from connectors.postgres.protocol.toast import UNCHANGED_TOAST
 from connectors.postgres.value_converters import TypeOptions, converter_for
 from connectors.relational import metadata_schemas as md
 from connectors.relational.emitter import LegacyRecordFactory
-from connectors.relational.schema_builder import SchemaBuilderSettings, TableSchema, _compile, _compile_generic
+from connectors.relational.schema_builder import (
+    EnvelopeLayout,
+    SchemaBuilderSettings,
+    TableSchema,
+    _compile,
+    _compile_generic,
+)
 from connectors.relational.table import TableId
 from connectors.yugabytedb.source_info import YB_SOURCE_SCHEMA, YugabyteSourceInfo
 
@@ -33,7 +39,7 @@ def yb_schema(*, key_columns: tuple[str, ...] | None = None) -> TableSchema:
             source_schema=YB_SOURCE_SCHEMA,
             transaction_schema=md.EVENT_BLOCK_SCHEMA,
             wrap_cells=True,
-            legacy_envelope=True,
+            envelope=EnvelopeLayout.V2_5,
         ),
     )
 
