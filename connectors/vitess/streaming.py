@@ -1,0 +1,316 @@
+"""Vitess units → change records (spec vitess.md §1.5, §2.3, §2.4, §2.6, §3).
+
+Each complete unit from :class:`~connectors.vitess.events.UnitAssembler` is turned into records at once:
+FIELD events (re)define tables, ROW events become c/u/d records (a primary-key change is a delete,
+tombstone and create), BEGIN/COMMIT frame the transaction (its COMMIT time, in whole seconds, is every
+row's `source.ts_ms`), and the unit's VGTID is its position. Offsets follow Debezium's restart rule: every
+record of a unit carries the position *before* the unit, except the unit's last record, which carries the
+unit's own VGTID, so a crash inside a transaction replays the whole transaction.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Final
+
+from connect_worker.api import DataError, Schema, SourceRecord, Struct, Type
+from connect_worker.api.cdc_metrics import StreamingMetrics
+from connect_worker.api.schema import struct_schema
+from connectors.relational import metadata_schemas as md
+from connectors.relational.emitter import RecordFactory
+from connectors.relational.queue import ChangeEventQueue
+from connectors.relational.schema_builder import RowFn, TableSchema
+from connectors.relational.table import Table, TableId
+from connectors.vitess.events import Unit, VEventType
+from connectors.vitess.source_info import source_block
+from connectors.vitess.tables import table_from_fields, table_id
+from connectors.vitess.vgtid import Vgtid
+
+log = logging.getLogger(__name__)
+
+HEARTBEAT_VALUE_SCHEMA: Final = struct_schema(
+    [("vgtid", Schema(Type.STRING)), ("ts_ms", Schema(Type.INT64))],
+    name="io.debezium.connector.vitess.Heartbeat",
+    version=1,
+)
+
+
+@dataclass(slots=True)
+class _TableState:
+    schema: TableSchema
+    topic: str
+    key_fn: RowFn | None
+    value_fn: RowFn
+    binary: tuple[bool, ...]  # per column: decode as latin-1 (bytes kept) rather than UTF-8
+
+
+@dataclass(frozen=True, slots=True)
+class StreamSettings:
+    server_name: str
+    keyspace: str
+    skipped_operations: frozenset[str]
+    transaction_metadata: bool
+    transaction_topic: str
+    heartbeat_topic: str
+    heartbeat_interval_s: float
+    failure_handling_mode: str  # fail | warn | skip | ignore
+
+
+class VStreamSource:
+    """Turns units into records on the queue; remembers the position of the last unit it completed."""
+
+    def __init__(
+        self,
+        *,
+        queue: ChangeEventQueue,
+        records: RecordFactory,
+        settings: StreamSettings,
+        schema_for: Callable[[Table], TableSchema | None],
+        binary_columns: Callable[[Table], tuple[bool, ...]],
+        topic_for: Callable[[TableId], str],
+        position: str | None,
+        metrics: StreamingMetrics | None = None,
+    ) -> None:
+        self._queue = queue
+        self._records = records
+        self._settings = settings
+        self._schema_for = schema_for
+        self._binary_columns = binary_columns
+        self._topic_for = topic_for
+        self._metrics = metrics
+        self._tables: dict[str, _TableState | None] = {}
+        self.position = position  # the VGTID JSON of the last completed unit (the restart position)
+        self._last_heartbeat = 0.0
+        self.events_seen = 0
+        self.events_filtered = 0
+        self.commits = 0
+        self.copy_completed = False
+
+    # -- units -------------------------------------------------------------------------------------
+    async def handle(self, unit: Unit) -> None:
+        if unit.vgtid is None and not unit.is_heartbeat:
+            log.warning("dropping a VStream unit without a VGTID event: %s", [t.name for t in unit.types])
+            return
+        vgtid = Vgtid.from_proto(unit.vgtid).to_json() if unit.vgtid is not None else self.position
+        restart = self.position
+        out: list[SourceRecord] = []
+        commit_seconds = next((int(e.timestamp) for e in unit.events if e.type == VEventType.COMMIT), 0)
+        tx = _Transaction(vgtid or "", commit_seconds) if self._settings.transaction_metadata else None
+        heartbeat = False
+        for event in unit.events:
+            kind = event.type
+            if kind == VEventType.ROW:
+                self._rows(event.row_event, restart, vgtid or "", commit_seconds, tx, out)
+            elif kind == VEventType.FIELD:
+                self._fields(event.field_event)
+            elif kind == VEventType.BEGIN and tx is not None:
+                out.append(self._tx_record(tx.begin(), tx.id, {"vgtid": restart}))
+            elif kind == VEventType.COMMIT:
+                self.commits += 1
+                if self._metrics is not None:
+                    self._metrics.transactions.inc()
+                if tx is not None and tx.total:
+                    out.append(self._tx_record(tx.end(), tx.id, {"vgtid": vgtid}))
+                heartbeat = True
+            elif kind == VEventType.HEARTBEAT:
+                heartbeat = True
+            elif kind == VEventType.COPY_COMPLETED:
+                self.copy_completed = True
+                log.info("VStream Copy completed: the initial snapshot of keyspace %s is done", self._settings.keyspace)
+        if out:
+            last = out[-1]
+            out[-1] = last.with_(source_offset={**(last.source_offset or {}), "vgtid": vgtid})
+        for record in out:
+            await self._queue.put(record)
+        self.position = vgtid
+        if heartbeat:
+            await self._maybe_heartbeat()
+
+    def _fields(self, event: Any) -> None:
+        tid = table_id(event.table_name, self._settings.keyspace)
+        table = table_from_fields(tid, event.fields)
+        schema = self._schema_for(table)
+        name = str(tid)
+        if schema is None:
+            self._tables[name] = None
+            return
+        key_fn, value_fn = schema.row_converter([c.name for c in table.columns])
+        self._tables[name] = _TableState(schema, self._topic_for(tid), key_fn, value_fn, self._binary_columns(table))
+        log.info("schema of %s from a FIELD event (%d columns)", tid, len(table.columns))
+
+    # -- rows --------------------------------------------------------------------------------------
+    def _rows(
+        self,
+        event: Any,
+        restart: str | None,
+        vgtid: str,
+        commit_seconds: int,
+        tx: _Transaction | None,
+        out: list[SourceRecord],
+    ) -> None:
+        tid = table_id(event.table_name, self._settings.keyspace)
+        name = str(tid)
+        if name not in self._tables:
+            raise DataError(f"ROW event for {name} before any FIELD event describing it")
+        state = self._tables[name]
+        for change in event.row_changes:
+            self.events_seen += 1
+            if state is None:
+                self.events_filtered += 1
+                continue
+            has_before, has_after = change.HasField("before"), change.HasField("after")
+            op = "u" if has_before and has_after else "c" if has_after else "d"
+            if op in self._settings.skipped_operations:
+                self.events_filtered += 1
+                continue
+            try:
+                self._row(state, tid, event.shard, change, op, restart, vgtid, commit_seconds, tx, out)
+            except DataError as e:
+                self._failed(e, vgtid)
+                continue
+            if self._metrics is not None:
+                self._metrics.event(op, commit_seconds * 1000)
+
+    def _row(
+        self,
+        state: _TableState,
+        tid: TableId,
+        shard: str,
+        change: Any,
+        op: str,
+        restart: str | None,
+        vgtid: str,
+        commit_seconds: int,
+        tx: _Transaction | None,
+        out: list[SourceRecord],
+    ) -> None:
+        offset: dict[str, Any] = {"vgtid": restart}
+        block = tx.event(str(tid)) if tx is not None else None
+        if tx is not None:
+            offset.update(tx.offset_keys())
+        source = source_block(
+            self._settings.server_name,
+            commit_seconds=commit_seconds,
+            keyspace=tid.schema,
+            table=tid.table,
+            shard=shard,
+            vgtid=vgtid,
+        )
+        records, schema = self._records, state.schema
+        before = after = key = old_key = None
+        if op != "c":
+            values = _decode(change.before, state.binary, tid)
+            before = state.value_fn(values)
+            old_key = state.key_fn(values) if state.key_fn is not None else None
+        if op != "d":
+            values = _decode(change.after, state.binary, tid)
+            after = state.value_fn(values)
+            key = state.key_fn(values) if state.key_fn is not None else None
+        if op == "c":
+            assert after is not None
+            out.append(records.read_or_create(schema, state.topic, "c", key, after, source, block, offset))
+        elif op == "u":
+            assert after is not None
+            create_tx = tx.event(str(tid)) if tx is not None and records.key_changed(old_key, key) else None
+            out.extend(
+                records.update(
+                    schema, state.topic, old_key, key, before, after, source, block, offset, create_tx=create_tx
+                )
+            )
+        else:
+            out.extend(records.delete(schema, state.topic, old_key, before, source, block, offset))
+
+    def _failed(self, error: DataError, vgtid: str) -> None:
+        mode = self._settings.failure_handling_mode
+        if mode == "fail":
+            raise DataError(f"Error while processing a Vitess row event at VGTID {vgtid}: {error}") from error
+        self.events_filtered += 1
+        if mode == "warn":
+            log.warning("Skipping a Vitess row event at VGTID %s: %s", vgtid, error)
+
+    # -- transactions and heartbeats ----------------------------------------------------------------
+    def _tx_record(self, value: Struct, tx_id: str, offset: Mapping[str, Any]) -> SourceRecord:
+        return SourceRecord(
+            {"server": self._settings.server_name},
+            dict(offset),
+            self._settings.transaction_topic,
+            None,
+            md.TRANSACTION_KEY_SCHEMA,
+            md.transaction_key(tx_id),
+            md.TRANSACTION_VALUE_SCHEMA,
+            value,
+        )
+
+    async def _maybe_heartbeat(self) -> None:
+        interval = self._settings.heartbeat_interval_s
+        now = time.monotonic()
+        if interval <= 0 or self.position is None or now - self._last_heartbeat < interval:
+            return
+        self._last_heartbeat = now
+        name = self._settings.server_name
+        await self._queue.put(
+            SourceRecord(
+                {"server": name},
+                {"vgtid": self.position},
+                self._settings.heartbeat_topic,
+                0,
+                md.HEARTBEAT_KEY_SCHEMA,
+                md.heartbeat_key(name),
+                HEARTBEAT_VALUE_SCHEMA,
+                Struct.of(HEARTBEAT_VALUE_SCHEMA, (self.position, time.time_ns() // 1_000_000)),
+            )
+        )
+
+
+class _Transaction:
+    """Transaction metadata of one unit: its id is the unit's VGTID JSON (Debezium's Vitess rule)."""
+
+    __slots__ = ("commit_ms", "id", "per_collection", "total")
+
+    def __init__(self, tx_id: str, commit_seconds: int) -> None:
+        self.id = tx_id
+        self.commit_ms = commit_seconds * 1000
+        self.total = 0
+        self.per_collection: dict[str, int] = {}
+
+    def begin(self) -> Struct:
+        return md.transaction_begin_value(self.id, self.commit_ms)
+
+    def event(self, data_collection: str) -> Struct:
+        self.total += 1
+        n = self.per_collection[data_collection] = self.per_collection.get(data_collection, 0) + 1
+        return md.event_block(self.id, self.total, n)
+
+    def end(self) -> Struct:
+        return md.transaction_end_value(self.id, self.commit_ms, self.total, self.per_collection)
+
+    def offset_keys(self) -> dict[str, Any]:
+        keys: dict[str, Any] = {"transaction_id": self.id}
+        for name, n in self.per_collection.items():
+            keys["transaction_data_collection_order_" + name] = n
+        return keys
+
+
+def _decode(row: Any, binary: tuple[bool, ...], tid: TableId) -> tuple[str | None, ...]:
+    """A query.Row's values: `lengths[i]` bytes each out of `values` (-1: NULL); binary columns keep their
+    bytes (latin-1), the others are UTF-8 text."""
+    lengths = row.lengths
+    if len(lengths) != len(binary):
+        raise DataError(
+            f"The number of columns in the ROW event for {tid} ({len(lengths)}) is different from the in-memory "
+            f"table schema ({len(binary)})"
+        )
+    data: bytes = row.values
+    out: list[str | None] = []
+    pos = 0
+    for n, is_binary in zip(lengths, binary, strict=True):
+        if n < 0:
+            out.append(None)
+            continue
+        chunk = data[pos : pos + n]
+        pos += n
+        out.append(chunk.decode("latin-1") if is_binary else chunk.decode("utf-8"))
+    return tuple(out)
