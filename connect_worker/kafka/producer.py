@@ -211,6 +211,15 @@ class AsyncProducer:
             await asyncio.sleep(self._poll_interval)
 
 
+def record_error(exc: BaseException) -> KafkaError | None:
+    """The error of a produce() call that failed for this record only (too large, bad partition, ...): what
+    errors.tolerance=all may skip. None for anything else, a fatal producer error above all."""
+    if not isinstance(exc, KafkaException) or not exc.args or not isinstance(exc.args[0], KafkaError):
+        return None
+    err: KafkaError = exc.args[0]
+    return None if err.fatal() else err
+
+
 def raise_for(err: KafkaError | None, what: str) -> None:
     """Turn a delivery error into our error classes (retriable ones as RetriableError)."""
     if err is None:

@@ -28,7 +28,7 @@ from connect_worker.api import (
     SourceTaskContext,
 )
 from connect_worker.api.metrics import MetricsGroup
-from connect_worker.kafka.producer import AsyncProducer
+from connect_worker.kafka.producer import AsyncProducer, record_error
 from connect_worker.runtime.herder import ConnectorTaskId
 from connect_worker.runtime.logging_setup import context_for
 from connect_worker.runtime.metrics import TaskMetrics
@@ -297,11 +297,38 @@ class WorkerSourceTask:
         entry = self._submitted.submit(record.source_partition, record.source_offset, record)
         partition = transformed.kafka_partition
         timestamp = transformed.timestamp
-        if self._producer.try_produce(topic, key, value, partition, headers, timestamp, entry):
+        try:
+            if self._producer.try_produce(topic, key, value, partition, headers, timestamp, entry):
+                return None
+        except Exception as e:  # noqa: BLE001 - errors.tolerance decides (raises when not tolerated)
+            self._refused(entry, record, topic, e)
             return None
-        return self._producer.produce(
-            topic, key, value, partition=partition, headers=headers, timestamp=timestamp, on_delivery=entry
-        )
+        return self._produce_when_room(entry, record, topic, key, value, partition, headers, timestamp)
+
+    async def _produce_when_room(
+        self,
+        entry: Submitted,
+        record: SourceRecord,
+        topic: str,
+        key: bytes | None,
+        value: bytes | None,
+        partition: int | None,
+        headers: list[tuple[str, bytes | None]] | None,
+        timestamp: int | None,
+    ) -> None:
+        try:
+            await self._producer.produce(
+                topic, key, value, partition=partition, headers=headers, timestamp=timestamp, on_delivery=entry
+            )
+        except Exception as e:  # noqa: BLE001 - errors.tolerance decides (raises when not tolerated)
+            self._refused(entry, record, topic, e)
+
+    def _refused(self, entry: Submitted, record: SourceRecord | None, topic: str, e: BaseException) -> None:
+        """The producer refused a record at once (too large, ...): as a failed delivery, or raise."""
+        err = record_error(e)
+        if err is None:
+            raise e
+        self._send_failed(entry, record, topic, err.str())
 
     def _not_sent(self, record: SourceRecord, e: Exception) -> None:
         """A record that failed to transform or convert: fail the task, or skip it under errors.tolerance=all."""
@@ -331,8 +358,27 @@ class WorkerSourceTask:
         asyncio.get_running_loop().create_task(self.task.commit_record(record, meta))
 
     def delivery_failed(self, entry: Submitted, err: KafkaError, msg: Message) -> None:
+        if err.fatal():
+            self._metrics.produce_failed.inc()
+            self._fail(RuntimeError(f"Kafka did not accept a record for topic {msg.topic()}: {err.str()}"))
+            return
+        self._send_failed(entry, entry.record, msg.topic() or "", err.str())
+
+    def _send_failed(self, entry: Submitted, record: SourceRecord | None, topic: str, reason: str) -> None:
+        """A record Kafka did not take. Under errors.tolerance=all it is skipped: logged, counted, committed
+        with no metadata and acknowledged so its offset advances (KIP-779, Kafka Connect 3.2+); otherwise the
+        task fails."""
         self._metrics.produce_failed.inc()
-        self._fail(RuntimeError(f"Kafka did not accept a record for topic {msg.topic()}: {err.str()}"))
+        if not self._settings.tolerate_errors:
+            self._fail(RuntimeError(f"Kafka did not accept a record for topic {topic}: {reason}"))
+            return
+        self._metrics.skipped.inc()
+        if self._settings.log_errors:
+            where = f" for topic {topic}" if self._settings.log_error_messages else ""
+            log.warning("task %s skipped a record Kafka did not accept%s: %s", self.id, where, reason)
+        entry.ack()
+        if self.with_metadata and record is not None:
+            asyncio.get_running_loop().create_task(self.task.commit_record(record, None))
 
     # -- offsets -----------------------------------------------------------------------------------------
     async def _flush_loop(self) -> None:
