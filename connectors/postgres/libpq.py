@@ -119,7 +119,9 @@ def host_list(hostname: str, default_port: int) -> tuple[list[str], list[int]]:
     for raw in hostname.split(","):
         entry = raw.strip()
         host, port = entry, default_port
-        if entry.startswith("["):  # [IPv6]:port
+        if entry.startswith(("/", "@")):  # a Unix socket directory (or an abstract one): no port part
+            pass
+        elif entry.startswith("["):  # [IPv6]:port
             close = entry.find("]")
             if close < 0:
                 raise ConfigError(f"database.hostname entry '{entry}' has an unclosed '['", name="database.hostname")

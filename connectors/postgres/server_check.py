@@ -30,6 +30,7 @@ from typing import Any, Final
 
 import psycopg
 
+from connect_worker.api.errors import ConfigError
 from connectors.postgres.config import LogicalDecoder, PostgresConnectorConfig, conninfo, describe_connection, redact
 from connectors.postgres.libpq import host_list
 from connectors.postgres.replication import fetch_slot_info
@@ -144,7 +145,11 @@ async def _probe_tcp(config: PostgresConnectorConfig, problems: _Problems) -> bo
     """False (with the problem recorded) when ``host:port`` does not accept TCP connections."""
     if config.hostname.startswith("/") or "," in config.hostname:  # a socket directory or several hosts: libpq
         return True
-    (host,), (port,) = host_list(config.hostname, config.port)
+    try:
+        (host,), (port,) = host_list(config.hostname, config.port)
+    except ConfigError as e:
+        problems.add(HOSTNAME, str(e))
+        return False
     try:
         _, writer = await asyncio.open_connection(host, port)
     except socket.gaierror:

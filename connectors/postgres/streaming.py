@@ -74,6 +74,10 @@ class StreamingSettings:
     failure_handling_mode: str = "fail"
     # lsn.flush.mode=connector_and_driver: when idle, heartbeats carry the WAL end the server reported
     advance_when_idle: bool = False
+    # after a restart inside a transaction the server resends all of it: skip the events whose LSN the stored
+    # offset passed. Off for YugabyteDB's HYBRID_TIME slots, where every event of a transaction has the same
+    # LSN (the commit's hybrid time): the whole transaction is emitted again (duplicates, never a loss)
+    skip_replayed: bool = True
 
 
 class StreamingChangeSource:
@@ -314,7 +318,9 @@ class StreamingChangeSource:
         if rel is None:
             raise RuntimeError(f"change for relation {msg.relation_id} arrived before its Relation message")
         schema = rel.schema
-        if schema is None or (self._stored is not None and self._stored.already_emitted(self._xid, lsn)):
+        if schema is None or (
+            self._stored is not None and self._settings.skip_replayed and self._stored.already_emitted(self._xid, lsn)
+        ):
             self.events_filtered += 1
             return
         kind = msg.__class__

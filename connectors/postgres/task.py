@@ -47,7 +47,7 @@ from connectors.postgres.streaming import StreamingChangeSource, StreamingSettin
 from connectors.postgres.value_converters import TypeOptions, converter_for
 from connectors.relational import metadata_schemas as md
 from connectors.relational.column_mappers import ColumnMappers
-from connectors.relational.emitter import RecordFactory, context_headers
+from connectors.relational.emitter import RecordFactory, context_headers, record_factory
 from connectors.relational.filters import ColumnFilter, MessagePrefixFilter, TableFilter
 from connectors.relational.key_mapper import KeyMapper
 from connectors.relational.naming import TopicNamingStrategy, adjusters_from_config
@@ -109,7 +109,7 @@ class PostgresConnectorTask(SourceTask):
         return SourceInfo(config.topic_prefix, config.dbname)
 
     def new_record_factory(self, **settings: Any) -> RecordFactory:
-        return RecordFactory(**settings)
+        return record_factory(self.envelope, **settings)
 
     # -- lifecycle ----------------------------------------------------------------------------------
     async def start(self, props: Mapping[str, str]) -> None:
@@ -575,6 +575,7 @@ class PostgresConnectorTask(SourceTask):
                 estimate_sizes=config.max_queue_size_in_bytes > 0,
                 failure_handling_mode=config.event_processing_failure_handling_mode.value,
                 advance_when_idle=config.lsn_flush_mode is LsnFlushMode.CONNECTOR_AND_DRIVER,
+                skip_replayed=config.slot_lsn_type != "HYBRID_TIME",
             ),
             stored=stored,
             initial_offset=initial_offset,

@@ -9,7 +9,7 @@ from typing import Any
 
 from connect_worker.api import Header, SourceRecord, Struct
 from connect_worker.api.schema import STRING_SCHEMA
-from connectors.relational.schema_builder import TableSchema
+from connectors.relational.schema_builder import EnvelopeLayout, TableSchema
 
 _time_ns = time.time_ns
 _of = Struct.of
@@ -155,14 +155,29 @@ class RecordFactory:
         return self._record(ts, topic, None, self._envelope(ts, None, None, source, tx, "t"), offset)
 
 
-class LegacyRecordFactory(RecordFactory):
-    """Records with Debezium 2.5's envelope (EnvelopeLayout.V2_5: before, after, source, op, ts_ms,
-    transaction): the YugabyteDB connector is a fork of Debezium 2.5, which had no ts_us/ts_ns."""
+class LayoutRecordFactory(RecordFactory):
+    """Records whose envelope follows an older Debezium layout (EnvelopeLayout.V2_7, V2_5), its fields filled in
+    the layout's order: the YugabyteDB connector reproduces Debezium 2.5, the Vitess connector 2.7."""
+
+    def __init__(self, *, layout: EnvelopeLayout, **settings: Any) -> None:
+        super().__init__(**settings)
+        self._names = layout.fields
 
     def _envelope(
         self, ts: TableSchema, before: Struct | None, after: Struct | None, source: Struct, tx: Struct | None, op: str
     ) -> Struct:
-        return Struct.of(ts.envelope_schema, (before, after, source, op, _time_ns() // 1_000_000, tx))
+        ns = _time_ns()
+        values = {
+            "before": before,
+            "after": after,
+            "source": source,
+            "transaction": tx,
+            "op": op,
+            "ts_ms": ns // 1_000_000,
+            "ts_us": ns // 1000,
+            "ts_ns": ns,
+        }
+        return Struct.of(ts.envelope_schema, tuple(values[n] for n in self._names))
 
     def read_or_create(
         self,
@@ -175,16 +190,11 @@ class LegacyRecordFactory(RecordFactory):
         tx: Struct | None,
         offset: Mapping[str, Any],
     ) -> SourceRecord:
-        value = self._envelope(ts, None, after, source, tx, op)
-        return self._record(ts, topic, key, value, offset)
+        return self._record(ts, topic, key, self._envelope(ts, None, after, source, tx, op), offset)
 
 
-class Debezium27RecordFactory(LegacyRecordFactory):
-    """Records with Debezium 2.6-2.7's envelope (EnvelopeLayout.V2_7: before, after, source, op, ts_ms, ts_us,
-    ts_ns, transaction), the Vitess connector's generation."""
-
-    def _envelope(
-        self, ts: TableSchema, before: Struct | None, after: Struct | None, source: Struct, tx: Struct | None, op: str
-    ) -> Struct:
-        ns = _time_ns()
-        return Struct.of(ts.envelope_schema, (before, after, source, op, ns // 1_000_000, ns // 1000, ns, tx))
+def record_factory(layout: EnvelopeLayout, **settings: Any) -> RecordFactory:
+    """The factory of records with this envelope layout (Debezium 3.x's has the hot path of its own)."""
+    if layout is EnvelopeLayout.V3:
+        return RecordFactory(**settings)
+    return LayoutRecordFactory(layout=layout, **settings)

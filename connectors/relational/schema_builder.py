@@ -27,6 +27,10 @@ class EnvelopeLayout(enum.Enum):
     V2_7 = "before, after, source, op, ts_ms, ts_us, ts_ns, transaction"  # 2.6-2.7 (Vitess connector)
     V2_5 = "before, after, source, op, ts_ms, transaction"  # 2.5 and before (YugabyteDB connector)
 
+    @property
+    def fields(self) -> tuple[str, ...]:
+        return tuple(self.value.split(", "))
+
 
 class ColumnConverter(Protocol):
     """What the type registry gives for a column: its field schema and a text-to-value function."""
@@ -99,6 +103,7 @@ class TableSchema:
         base = settings.adjust_schema_name(f"{settings.topic_prefix}.{table.id.schema}.{table.id.table}")
         value_fields: list[_Field] = []
         by_column: dict[str, _Field] = {}
+        key_names = settings.key_columns_for(table.id) or table.primary_key
         for col in table.columns:
             conv = settings.converter_for(col)
             if conv is None:
@@ -108,7 +113,10 @@ class TableSchema:
             name = settings.adjust_field_name(col.name)
             inner = None
             if settings.wrap_cells:
-                inner, schema = schema, cell_schema(name, schema, optional=schema.optional)
+                # a cell is null when the event carries no value for its column (an update under replica identity
+                # CHANGE, a key-only before image), so only a key column's cell may be required
+                optional = schema.optional or col.name not in key_names
+                inner, schema = schema, cell_schema(name, schema, optional=optional)
             field = _Field(
                 name,
                 col.name,
@@ -122,7 +130,6 @@ class TableSchema:
             by_column[col.name] = field
             if settings.column_included(table.id, col.name):
                 value_fields.append(field)
-        key_names = settings.key_columns_for(table.id) or table.primary_key
         self.key_fields: tuple[_Field, ...] = tuple(by_column[n] for n in key_names if n in by_column)
         self.value_fields: tuple[_Field, ...] = tuple(value_fields)
         self.key_schema: Schema | None = (
@@ -203,7 +210,7 @@ def _envelope_fields(value_schema: Schema, settings: SchemaBuilderSettings) -> l
         "ts_us": Schema(Type.INT64, optional=True),
         "ts_ns": Schema(Type.INT64, optional=True),
     }
-    return [(name, schemas[name]) for name in settings.envelope.value.split(", ")]
+    return [(name, schemas[name]) for name in settings.envelope.fields]
 
 
 def _key_field_schema(field: _Field) -> Schema:

@@ -31,6 +31,8 @@ from connectors.vitess.vgtid import Vgtid
 
 log = logging.getLogger(__name__)
 
+_RECORD_OVERHEAD: Final = 500  # bytes of envelope, source block and key an estimate adds to a row's data
+
 HEARTBEAT_VALUE_SCHEMA: Final = struct_schema(
     [("vgtid", Schema(Type.STRING)), ("ts_ms", Schema(Type.INT64))],
     name="io.debezium.connector.vitess.Heartbeat",
@@ -57,6 +59,7 @@ class StreamSettings:
     heartbeat_topic: str
     heartbeat_interval_s: float
     failure_handling_mode: str  # fail | warn | skip | ignore
+    estimate_sizes: bool = False  # max.queue.size.in.bytes > 0: records are put with an estimate of their size
 
 
 class VStreamSource:
@@ -81,7 +84,9 @@ class VStreamSource:
         self._binary_columns = binary_columns
         self._topic_for = topic_for
         self._metrics = metrics
-        self._tables: dict[str, _TableState | None] = {}
+        # by (shard, "keyspace.table"): each shard's FIELD events describe its own copy of a table, and a DDL
+        # reaches the shards one after the other
+        self._tables: dict[tuple[str, str], _TableState | None] = {}
         self.position = position  # the VGTID JSON of the last completed unit (the restart position)
         self._last_heartbeat = 0.0
         self.events_seen = 0
@@ -112,7 +117,7 @@ class VStreamSource:
                 self.commits += 1
                 if self._metrics is not None:
                     self._metrics.transactions.inc()
-                if tx is not None and tx.total:
+                if tx is not None:
                     out.append(self._tx_record(tx.end(), tx.id, {"vgtid": vgtid}))
                 heartbeat = True
             elif kind == VEventType.HEARTBEAT:
@@ -123,17 +128,29 @@ class VStreamSource:
         if out:
             last = out[-1]
             out[-1] = last.with_(source_offset={**(last.source_offset or {}), "vgtid": vgtid})
+        size = self._record_size(unit, len(out)) if self._settings.estimate_sizes and out else 0
         for record in out:
-            await self._queue.put(record)
+            await self._queue.put(record, size)
         self.position = vgtid
         if heartbeat:
             await self._maybe_heartbeat()
+
+    @staticmethod
+    def _record_size(unit: Unit, records: int) -> int:
+        """max.queue.size.in.bytes: the unit's row bytes shared among its records, plus the envelope's share."""
+        data = sum(
+            len(change.before.values) + len(change.after.values)
+            for event in unit.events
+            if event.type == VEventType.ROW
+            for change in event.row_event.row_changes
+        )
+        return _RECORD_OVERHEAD + data // records
 
     def _fields(self, event: Any) -> None:
         tid = table_id(event.table_name, self._settings.keyspace)
         table = table_from_fields(tid, event.fields)
         schema = self._schema_for(table)
-        name = str(tid)
+        name = (event.shard, str(tid))
         if schema is None:
             self._tables[name] = None
             return
@@ -152,9 +169,9 @@ class VStreamSource:
         out: list[SourceRecord],
     ) -> None:
         tid = table_id(event.table_name, self._settings.keyspace)
-        name = str(tid)
+        name = (event.shard, str(tid))
         if name not in self._tables:
-            raise DataError(f"ROW event for {name} before any FIELD event describing it")
+            raise DataError(f"ROW event for {tid} (shard {event.shard}) before any FIELD event describing it")
         state = self._tables[name]
         for change in event.row_changes:
             self.events_seen += 1
@@ -312,5 +329,6 @@ def _decode(row: Any, binary: tuple[bool, ...], tid: TableId) -> tuple[str | Non
             continue
         chunk = data[pos : pos + n]
         pos += n
-        out.append(chunk.decode("latin-1") if is_binary else chunk.decode("utf-8"))
+        # text that is not UTF-8 (a latin1 column) gets U+FFFD, as Java's new String(bytes, UTF_8) gives
+        out.append(chunk.decode("latin-1") if is_binary else chunk.decode("utf-8", "replace"))
     return tuple(out)

@@ -23,7 +23,7 @@ from connect_worker.api.cdc_metrics import StreamingMetrics
 from connect_worker.api.metrics import task_metrics
 from connectors.relational import metadata_schemas as md
 from connectors.relational.column_mappers import ColumnMappers
-from connectors.relational.emitter import Debezium27RecordFactory, context_headers
+from connectors.relational.emitter import context_headers, record_factory
 from connectors.relational.filters import ColumnFilter, TableFilter
 from connectors.relational.key_mapper import KeyMapper
 from connectors.relational.naming import TopicNamingStrategy, adjusters_from_config
@@ -101,7 +101,8 @@ class VitessConnectorTask(SourceTask):
             transaction_schema=md.EVENT_BLOCK_SCHEMA,
             envelope=EnvelopeLayout.V2_7,
         )
-        self._records = Debezium27RecordFactory(
+        self._records = record_factory(
+            EnvelopeLayout.V2_7,
             partition=self._partition,
             headers=context_headers(config.topic_prefix, "0", "vitess", str(uuid.uuid4())),
             tombstones_on_delete=config.tombstones_on_delete,
@@ -169,11 +170,13 @@ class VitessConnectorTask(SourceTask):
                     await self._stream(position)
                     return
                 except RetriableError as e:
+                    resumed = self._source.position if self._source is not None else None
+                    if resumed and resumed != position:
+                        attempts = 0  # the stream made progress since the last failure: a new series of retries
+                        position = resumed
                     attempts += 1
                     if 0 <= config.errors_max_retries < attempts:
                         raise
-                    if self._source is not None:
-                        position = self._source.position or position
                     log.warning(
                         "VStream failed (%s); restarting from %s in %d ms (attempt %d)",
                         e,
@@ -210,6 +213,7 @@ class VitessConnectorTask(SourceTask):
                     heartbeat_topic=self._naming.heartbeat_topic(),
                     heartbeat_interval_s=config.heartbeat_interval_ms / 1000,
                     failure_handling_mode=config.failure_handling_mode,
+                    estimate_sizes=config.max_queue_size_in_bytes > 0,
                 ),
                 schema_for=self._schema_for,
                 binary_columns=lambda table: tuple(is_binary(c) for c in table.columns),
@@ -220,9 +224,10 @@ class VitessConnectorTask(SourceTask):
             assembler = UnitAssembler()
             log.info("VStream of keyspace %s from %s", config.keyspace, start.to_json())
             self._metrics.connected(True)
-            async for events in client.vstream(start, rules):
-                for unit in assembler.feed(events):
-                    await source.handle(unit)
+            async with contextlib.aclosing(client.vstream(start, rules)) as stream:
+                async for events in stream:
+                    for unit in assembler.feed(events):
+                        await source.handle(unit)
         except grpc.aio.AioRpcError as e:
             message = f"VStream from {config.hostname}:{config.port} failed: {e.code().name}: {e.details()}"
             if e.code() in _FATAL:

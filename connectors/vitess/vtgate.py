@@ -7,7 +7,7 @@ Metadata sent on every call: ``vitess.grpc.headers``, and ``username``/``passwor
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, Sequence
 from typing import Any
 
 import grpc
@@ -65,7 +65,7 @@ class VtgateClient:
     async def tables(self, keyspace: str) -> list[str]:
         return [str(r[0]) for r in await self.execute(f"SHOW TABLES FROM {keyspace}") if r and r[0]]
 
-    async def vstream(self, start: Vgtid, rules: Sequence[tuple[str, str]]) -> AsyncIterator[Sequence[Any]]:
+    async def vstream(self, start: Vgtid, rules: Sequence[tuple[str, str]]) -> AsyncGenerator[Sequence[Any], None]:
         """Each VStreamResponse's events, until VTGate ends the stream (a gRPC error propagates)."""
         config = self._config
         request = vtgate.VStreamRequest(

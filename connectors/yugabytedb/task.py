@@ -10,13 +10,12 @@ Logical decoding messages are not turned into records (undocumented for Yugabyte
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from connect_worker.api import Schema
 from connectors.postgres.config import PostgresConnectorConfig
 from connectors.postgres.source_info import SourceInfo
 from connectors.postgres.task import PostgresConnectorTask
-from connectors.relational.emitter import LegacyRecordFactory, RecordFactory
 from connectors.relational.schema_builder import EnvelopeLayout
 from connectors.yugabytedb.config import parse_yb_config
 from connectors.yugabytedb.source_info import YB_DEBEZIUM_VERSION, YB_SOURCE_SCHEMA, YugabyteSourceInfo
@@ -37,6 +36,3 @@ class YugabyteDBConnectorTask(PostgresConnectorTask):
 
     def new_source_info(self, config: PostgresConnectorConfig) -> SourceInfo:
         return YugabyteSourceInfo(config.topic_prefix, config.dbname)
-
-    def new_record_factory(self, **settings: Any) -> RecordFactory:
-        return LegacyRecordFactory(**settings)

@@ -60,6 +60,13 @@ async def test_refused_connection_gives_debeziums_message(pg_dsn: str) -> None:
     }
 
 
+async def test_a_malformed_host_port_is_a_problem_not_a_crash(pg_dsn: str) -> None:
+    problems = await validate_connection(config_for(pg_dsn, database__hostname="localhost:abc"))
+    assert problems == {
+        "database.hostname": ["database.hostname entry 'localhost:abc' has an invalid port (1-65535 expected)"]
+    }
+
+
 async def test_unknown_host(pg_dsn: str) -> None:
     problems = await validate_connection(config_for(pg_dsn, database__hostname="no-such-host.invalid"))
     assert list(problems) == ["database.hostname"]

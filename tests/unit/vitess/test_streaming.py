@@ -8,10 +8,10 @@ import pytest
 
 from connect_worker.api import DataError
 from connectors.relational import metadata_schemas as md
-from connectors.relational.emitter import Debezium27RecordFactory
+from connectors.relational.emitter import record_factory
 from connectors.relational.queue import ChangeEventQueue
 from connectors.relational.schema_builder import EnvelopeLayout, SchemaBuilderSettings, TableSchema
-from connectors.relational.table import Table, TableId
+from connectors.relational.table import Table
 from connectors.vitess.events import UnitAssembler
 from connectors.vitess.source_info import VITESS_SOURCE_SCHEMA
 from connectors.vitess.streaming import StreamSettings, VStreamSource
@@ -29,7 +29,13 @@ def at(gtid: str) -> Vgtid:
 
 
 def make_source(
-    queue: ChangeEventQueue, *, tx: bool = False, heartbeat_s: float = 0, mode: str = "fail"
+    queue: ChangeEventQueue,
+    *,
+    tx: bool = False,
+    heartbeat_s: float = 0,
+    mode: str = "fail",
+    skipped: frozenset[str] = frozenset(),
+    estimate_sizes: bool = False,
 ) -> VStreamSource:
     options = VitessTypeOptions()
     settings = SchemaBuilderSettings(
@@ -50,16 +56,17 @@ def make_source(
 
     return VStreamSource(
         queue=queue,
-        records=Debezium27RecordFactory(partition={"server": "vt"}, headers=(), tombstones_on_delete=True),
+        records=record_factory(EnvelopeLayout.V2_7, partition={"server": "vt"}, headers=(), tombstones_on_delete=True),
         settings=StreamSettings(
             server_name="vt",
             keyspace="ks",
-            skipped_operations=frozenset(),
+            skipped_operations=skipped,
             transaction_metadata=tx,
             transaction_topic="vt.transaction",
             heartbeat_topic="__debezium-heartbeat.vt",
             heartbeat_interval_s=heartbeat_s,
             failure_handling_mode=mode,
+            estimate_sizes=estimate_sizes,
         ),
         schema_for=schema_for,
         binary_columns=lambda table: tuple(is_binary(c) for c in table.columns),
@@ -158,4 +165,44 @@ async def test_heartbeats_carry_the_position() -> None:
     quiet = new_queue()
     await run(make_source(quiet), [heartbeat()])
     assert len(quiet) == 0
-    assert TableId("ks", "t") == TableId("ks", "t")
+
+
+async def test_each_shard_keeps_its_own_table_description() -> None:
+    """A DDL reaches the shards one after the other: shard -80's wider FIELD event must not be applied to the
+    rows shard 80- still sends in the old shape."""
+    queue = new_queue()
+    source = make_source(queue)
+    wider = (*COLS, Col("extra", INT32, "int(11)"))
+
+    def shard_tx(shard: str, gtid: str, columns: tuple[Col, ...], row: tuple[str | None, ...]) -> list[Any]:
+        return [begin(), field_event("ks", "t", shard, columns), row_event("ks", "t", shard, [(None, row)]),
+                vgtid_event(at(gtid)), commit(1)]  # fmt: skip
+
+    await run(source, shard_tx("-80", "g1", COLS, ("1", "a", None)), shard_tx("80-", "g2", COLS, ("2", "b", None)))
+    await run(source, shard_tx("-80", "g3", wider, ("3", "c", None, "9")))
+    await run(source, [begin(), row_event("ks", "t", "80-", [(None, ("4", "d", None))]), vgtid_event(at("g4")),
+                       commit(1)])  # fmt: skip
+    records = await queue.poll()
+    assert [r.value.get("source").get("shard") for r in records] == ["-80", "80-", "-80", "80-"]
+    assert [len(r.value.get("after").schema.fields) for r in records] == [3, 3, 4, 3]
+
+
+async def test_a_transaction_whose_rows_are_all_skipped_still_has_begin_and_end() -> None:
+    queue = new_queue()
+    await run(make_source(queue, tx=True, skipped=frozenset({"c"})), tx("g1", (None, ("1", "a", None))))
+    begin_record, end_record = await queue.poll()
+    assert (begin_record.value.get("status"), end_record.value.get("status")) == ("BEGIN", "END")
+    assert end_record.value.get("event_count") == 0
+
+
+async def test_text_that_is_not_utf8_is_replaced_not_fatal() -> None:
+    queue = new_queue()
+    await run(make_source(queue), tx("g1", (None, (b"1", b"caf\xe9", None))))
+    (record,) = await queue.poll()
+    assert record.value.get("after").get("name") == "caf\ufffd"
+
+
+async def test_sizes_are_estimated_for_a_byte_bounded_queue() -> None:
+    queue = ChangeEventQueue(max_size=1000, max_batch=500, poll_interval_s=0.01, max_bytes=1_000_000)
+    await run(make_source(queue, estimate_sizes=True), tx("g1", (None, ("1", "a" * 100, None))))
+    assert queue._bytes > 100  # what the queue holds is bounded by max.queue.size.in.bytes

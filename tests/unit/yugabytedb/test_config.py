@@ -101,6 +101,12 @@ def test_a_list_of_servers_becomes_libpq_host_and_port_lists() -> None:
     assert "port='1,5433'" in info
 
 
+def test_socket_directories_and_plain_hosts_keep_their_names() -> None:
+    assert host_list("/run/pg:sock", 5433) == (["/run/pg:sock"], [5433])
+    assert host_list("db.example.org", 5432) == (["db.example.org"], [5432])
+    assert host_list("fe80::1%eth0", 5432) == (["fe80::1%eth0"], [5432])
+
+
 @pytest.mark.parametrize("bad", ["h:0", "h:port", "[::1", "a,,b", "[::1]x"])
 def test_malformed_server_lists_are_config_errors(bad: str) -> None:
     with pytest.raises(ConfigError):

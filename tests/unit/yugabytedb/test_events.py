@@ -12,7 +12,7 @@ from connect_worker.api import Struct, Type
 from connectors.postgres.protocol.toast import UNCHANGED_TOAST
 from connectors.postgres.value_converters import TypeOptions, converter_for
 from connectors.relational import metadata_schemas as md
-from connectors.relational.emitter import LegacyRecordFactory
+from connectors.relational.emitter import record_factory
 from connectors.relational.schema_builder import (
     EnvelopeLayout,
     SchemaBuilderSettings,
@@ -141,7 +141,7 @@ def test_debezium_2_5_envelope_and_source() -> None:
     assert snap == info.struct(ts_us=2_000_000, schema="public", table="t", tx_id=9, lsn=100, last_commit_lsn=None,
                                snapshot="first")  # fmt: skip
 
-    records = LegacyRecordFactory(partition={"server": "yb"}, headers=(), tombstones_on_delete=True)
+    records = record_factory(EnvelopeLayout.V2_5, partition={"server": "yb"}, headers=(), tombstones_on_delete=True)
     _, value_fn = ts.row_converter([c.name for c in ts.table.columns])
     after = value_fn(micro._rows(1)[0])
     record = records.read_or_create(ts, "yb.public.bench", "c", None, after, source, None, {"lsn": 1})

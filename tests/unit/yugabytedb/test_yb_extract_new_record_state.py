@@ -9,7 +9,8 @@ import pytest
 from benchmarks import micro
 from connect_worker.api import SourceRecord, Struct, Type
 from connect_worker.transforms.debezium.yb_extract_new_record_state import YBExtractNewRecordState
-from connectors.relational.emitter import LegacyRecordFactory
+from connectors.relational.emitter import record_factory
+from connectors.relational.schema_builder import EnvelopeLayout
 from connectors.yugabytedb.source_info import YugabyteSourceInfo
 from tests.unit.yugabytedb.test_events import yb_schema
 
@@ -18,7 +19,7 @@ NAMES = [c.name for c in TS.table.columns]
 SOURCE = YugabyteSourceInfo("yb", "db").struct(
     ts_us=1, schema="public", table="bench", tx_id=1, lsn=10, last_commit_lsn=None
 )
-RECORDS = LegacyRecordFactory(partition={"server": "yb"}, headers=(), tombstones_on_delete=True)
+RECORDS = record_factory(EnvelopeLayout.V2_5, partition={"server": "yb"}, headers=(), tombstones_on_delete=True)
 
 
 def smt(**config: str) -> YBExtractNewRecordState:
