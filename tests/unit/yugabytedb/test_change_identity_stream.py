@@ -12,14 +12,13 @@ from connectors.postgres.lsn import Lsn
 from connectors.postgres.offsets import StoredPosition
 from connectors.postgres.protocol.pgoutput import PgOutputDecoder, Relation
 from connectors.postgres.streaming import StreamingChangeSource, StreamingSettings
-from connectors.postgres.value_converters import TypeOptions, converter_for
-from connectors.relational import metadata_schemas as md
 from connectors.relational.emitter import record_factory
 from connectors.relational.queue import ChangeEventQueue
-from connectors.relational.schema_builder import EnvelopeLayout, SchemaBuilderSettings, TableSchema
+from connectors.relational.schema_builder import EnvelopeLayout, TableSchema
 from connectors.relational.table import Column, ColumnType, Table, TableId
-from connectors.yugabytedb.source_info import YB_SOURCE_SCHEMA, YugabyteSourceInfo
+from connectors.yugabytedb.source_info import YugabyteSourceInfo
 from converters.json import JsonConverter
+from tests.unit.yugabytedb.test_events import yb_schema
 
 TABLE = Table(
     TableId("public", "employees"),
@@ -60,23 +59,7 @@ COMMIT = b"C" + b"\x00" + struct.pack("!qqq", 0x200, 0x200, 1_700_000_000_000_00
 def yb_source(
     queue: ChangeEventQueue, *, stored: StoredPosition | None = None, skip_replayed: bool = True
 ) -> StreamingChangeSource:
-    options = TypeOptions()
-    schema = TableSchema(
-        TABLE,
-        SchemaBuilderSettings(
-            topic_prefix="yb",
-            converter_for=lambda c: converter_for(c, options),
-            mapper_for=lambda t, c: None,
-            key_columns_for=lambda t: None,
-            column_included=lambda t, c: True,
-            adjust_schema_name=lambda s: s,
-            adjust_field_name=lambda s: s,
-            source_schema=YB_SOURCE_SCHEMA,
-            transaction_schema=md.EVENT_BLOCK_SCHEMA,
-            wrap_cells=True,
-            envelope=EnvelopeLayout.V2_5,
-        ),
-    )
+    schema = yb_schema(TABLE)
 
     async def schema_for(_t: TableId, _r: Any) -> TableSchema:
         return schema

@@ -20,14 +20,15 @@ from connectors.relational.schema_builder import (
     _compile,
     _compile_generic,
 )
-from connectors.relational.table import TableId
+from connectors.relational.table import Table, TableId
 from connectors.yugabytedb.source_info import YB_SOURCE_SCHEMA, YugabyteSourceInfo
 
 
-def yb_schema(*, key_columns: tuple[str, ...] | None = None) -> TableSchema:
+def yb_schema(table: Table | None = None, *, key_columns: tuple[str, ...] | None = None) -> TableSchema:
+    """A table's schemas as the YugabyteDB connector builds them with yboutput (the benchmark table by default)."""
     options = TypeOptions()
     return TableSchema(
-        micro._table(),
+        table if table is not None else micro._table(),
         SchemaBuilderSettings(
             topic_prefix="yb",
             converter_for=lambda c: converter_for(c, options),
