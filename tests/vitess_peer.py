@@ -142,6 +142,11 @@ class FakeVtgate:
         await self.stop()
 
     @property
+    def has_open_stream(self) -> bool:
+        """A VStream call is open: :meth:`push` would deliver to it without waiting."""
+        return self._current is not None
+
+    @property
     def address(self) -> str:
         """``"127.0.0.1:<port>"``, for a client channel."""
         return f"{HOST}:{self.port}"
