@@ -68,8 +68,8 @@ from connectors.postgres.protocol import decoderbufs as dbufs
 from connectors.postgres.protocol import pgoutput as pg
 from connectors.postgres.protocol.copy_both import PG_EPOCH_OFFSET_US
 from connectors.postgres.protocol.toast import UNCHANGED_TOAST
-from connectors.postgres.value_converters.temporal import MICROS_PER_DAY, MICROS_PER_SECOND, civil_from_days
 from connectors.relational.table import TableId
+from connectors.relational.temporal import MICROS_PER_DAY, MICROS_PER_SECOND, civil_from_days
 
 __all__ = [
     "DecoderbufsAdapter",

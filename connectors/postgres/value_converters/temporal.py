@@ -9,32 +9,29 @@ taken as UTC; TIMESTAMPTZ and TIMETZ are shifted to UTC by their own offset.
 
 from __future__ import annotations
 
-import datetime as dt
 from typing import Final
 
-from connect_worker.api.schema import (
-    Schema,
-    Type,
-    date_schema,
-    time_schema,
-    timestamp_schema,
-)
 from connectors.postgres.value_converters import fastparse
 from connectors.postgres.value_converters._base import Factory, Mapping, TypeOptions, TypeSpec, bad_value
-
-MICROS_PER_SECOND: Final = 1_000_000
-MICROS_PER_DAY: Final = 86_400 * MICROS_PER_SECOND
-
-DATE_SCHEMA: Final = Schema(Type.INT32, name="io.debezium.time.Date", version=1)
-TIME_SCHEMA: Final = Schema(Type.INT32, name="io.debezium.time.Time", version=1)
-MICRO_TIME_SCHEMA: Final = Schema(Type.INT64, name="io.debezium.time.MicroTime", version=1)
-TIMESTAMP_SCHEMA: Final = Schema(Type.INT64, name="io.debezium.time.Timestamp", version=1)
-MICRO_TIMESTAMP_SCHEMA: Final = Schema(Type.INT64, name="io.debezium.time.MicroTimestamp", version=1)
-ZONED_TIMESTAMP_SCHEMA: Final = Schema(Type.STRING, name="io.debezium.time.ZonedTimestamp", version=1)
-ZONED_TIME_SCHEMA: Final = Schema(Type.STRING, name="io.debezium.time.ZonedTime", version=1)
-CONNECT_DATE_SCHEMA: Final = date_schema()
-CONNECT_TIME_SCHEMA: Final = time_schema()
-CONNECT_TIMESTAMP_SCHEMA: Final = timestamp_schema()
+from connectors.relational.temporal import (
+    CONNECT_DATE_SCHEMA,
+    CONNECT_TIME_SCHEMA,
+    CONNECT_TIMESTAMP_SCHEMA,
+    DATE_SCHEMA,
+    MICRO_TIME_SCHEMA,
+    MICRO_TIMESTAMP_SCHEMA,
+    MICROS_PER_DAY,
+    MICROS_PER_SECOND,
+    TIME_SCHEMA,
+    TIMESTAMP_SCHEMA,
+    ZONED_TIME_SCHEMA,
+    ZONED_TIMESTAMP_SCHEMA,
+    civil_from_days,
+    connect_date,
+    connect_time,
+    connect_timestamp,
+    days_from_civil,
+)
 
 # PostgreSQL's ±infinity as the PG JDBC driver (and so Debezium) represents them.
 TIMESTAMP_POS_INFINITY_MICROS: Final = 9_223_372_036_825_200_000
@@ -44,29 +41,6 @@ DATE_POS_INFINITY_DAYS: Final = -2_147_472_692
 DATE_NEG_INFINITY_DAYS: Final = -2_147_472_691
 
 DEFAULT_TIME_PRECISION: Final = 6
-
-
-def days_from_civil(year: int, month: int, day: int) -> int:
-    """Days since 1970-01-01 of a proleptic Gregorian date (astronomical year numbering: 1 BC = 0)."""
-    year -= month <= 2
-    era = year // 400
-    yoe = year - era * 400
-    doy = (153 * ((month + 9) % 12) + 2) // 5 + day - 1
-    doe = yoe * 365 + yoe // 4 - yoe // 100 + doy
-    return era * 146_097 + doe - 719_468
-
-
-def civil_from_days(days: int) -> tuple[int, int, int]:
-    """The inverse of `days_from_civil`."""
-    z = days + 719_468
-    era = z // 146_097
-    doe = z - era * 146_097
-    yoe = (doe - doe // 1460 + doe // 36_524 - doe // 146_096) // 365
-    doy = doe - (365 * yoe + yoe // 4 - yoe // 100)
-    mp = (5 * doy + 2) // 153
-    day = doy - (153 * mp + 2) // 5 + 1
-    month = mp + 3 if mp < 10 else mp - 9
-    return yoe + era * 400 + (month <= 2), month, day
 
 
 def _split_era(text: str) -> tuple[str, bool]:
@@ -230,34 +204,6 @@ def parse_timetz(text: str) -> str:
     if local == MICROS_PER_DAY and offset == 0:
         return "24:00:00Z"
     return format_zoned_time((local - offset * MICROS_PER_SECOND) % MICROS_PER_DAY)
-
-
-# -- Connect-mode values (java.util.Date in Java; datetime here where Python can represent it) --------
-_EPOCH: Final = dt.datetime(1970, 1, 1)
-_MIN_DAYS: Final = days_from_civil(1, 1, 1)
-_MAX_DAYS: Final = days_from_civil(9999, 12, 31)
-
-
-def connect_date(days: int) -> dt.date | int:
-    if _MIN_DAYS <= days <= _MAX_DAYS:
-        return dt.date.fromordinal(days - _MIN_DAYS + 1)
-    return days
-
-
-def connect_time(micros_of_day: int) -> dt.time | int:
-    millis = micros_of_day // 1000
-    if millis >= 86_400_000:
-        return millis
-    seconds, ms = divmod(millis, 1000)
-    return dt.time(seconds // 3600, seconds // 60 % 60, seconds % 60, ms * 1000)
-
-
-def connect_timestamp(micros: int) -> dt.datetime | int:
-    millis = micros // 1000
-    days = millis // 86_400_000
-    if _MIN_DAYS <= days <= _MAX_DAYS:
-        return _EPOCH + dt.timedelta(milliseconds=millis)
-    return millis
 
 
 # -- factories -------------------------------------------------------------------------------------

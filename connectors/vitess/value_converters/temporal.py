@@ -16,14 +16,23 @@ import re
 from collections.abc import Callable
 from typing import Any, Final
 
-from connect_worker.api.schema import (
-    Schema,
-    Type,
-    date_schema,
-    time_schema,
-    timestamp_schema,
-)
+from connect_worker.api.schema import Schema, Type
 from connectors.relational.table import Column
+from connectors.relational.temporal import (
+    CONNECT_DATE_SCHEMA,
+    CONNECT_TIME_SCHEMA,
+    CONNECT_TIMESTAMP_SCHEMA,
+    DATE_SCHEMA,
+    MICRO_TIME_SCHEMA,
+    MICRO_TIMESTAMP_SCHEMA,
+    MICROS_PER_SECOND,
+    TIMESTAMP_SCHEMA,
+    ZONED_TIMESTAMP_SCHEMA,
+    connect_date,
+    connect_time,
+    connect_timestamp,
+    days_from_civil,
+)
 from connectors.vitess.value_converters._base import (
     Factory,
     Mapping,
@@ -34,19 +43,7 @@ from connectors.vitess.value_converters._base import (
 )
 from connectors.vitess.value_converters.numeric import parse_int
 
-MICROS_PER_SECOND: Final = 1_000_000
-MICROS_PER_DAY: Final = 86_400 * MICROS_PER_SECOND
-MILLIS_PER_DAY: Final = 86_400_000
-
-DATE_SCHEMA: Final = Schema(Type.INT32, name="io.debezium.time.Date", version=1)
-MICRO_TIME_SCHEMA: Final = Schema(Type.INT64, name="io.debezium.time.MicroTime", version=1)
-TIMESTAMP_SCHEMA: Final = Schema(Type.INT64, name="io.debezium.time.Timestamp", version=1)
-MICRO_TIMESTAMP_SCHEMA: Final = Schema(Type.INT64, name="io.debezium.time.MicroTimestamp", version=1)
-ZONED_TIMESTAMP_SCHEMA: Final = Schema(Type.STRING, name="io.debezium.time.ZonedTimestamp", version=1)
 YEAR_SCHEMA: Final = Schema(Type.INT32, name="io.debezium.time.Year", version=1)
-CONNECT_DATE_SCHEMA: Final = date_schema()
-CONNECT_TIME_SCHEMA: Final = time_schema()
-CONNECT_TIMESTAMP_SCHEMA: Final = timestamp_schema()
 
 _DATE: Final = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
 _DATETIME: Final = re.compile(r"(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?")
@@ -56,17 +53,6 @@ _time_from_iso: Final = dt.time.fromisoformat
 _datetime_from_iso: Final = dt.datetime.fromisoformat
 _EPOCH: Final = dt.datetime(1970, 1, 1)
 _EPOCH_ORDINAL: Final = _EPOCH.toordinal()
-
-
-def days_from_civil(year: int, month: int, day: int) -> int:
-    """Days from 1970-01-01 to a proleptic Gregorian date, counted in 400-year eras starting in March."""
-    if month <= 2:
-        year -= 1
-        month += 12
-    era, year_of_era = divmod(year, 400)
-    day_of_year = (153 * (month - 3) + 2) // 5 + day - 1  # March 1st is day 0
-    day_of_era = year_of_era * 365 + year_of_era // 4 - year_of_era // 100 + day_of_year
-    return era * 146_097 + day_of_era - 719_468  # 719468: days from 0000-03-01 to 1970-01-01
 
 
 def _micros(fraction: str | None) -> int:
@@ -159,31 +145,6 @@ def zoned_timestamp_parser(width: int | None, *, optional: bool) -> TextParser:
         return f"{text[:10]}T{text[11:19]}{fraction(m[7])}Z"
 
     return convert
-
-
-# -- Connect-mode values: datetime objects where Python has them, else the raw int (as the PG connector) ----
-_MIN_DAYS: Final = 1 - _EPOCH_ORDINAL  # 0001-01-01
-_MAX_DAYS: Final = dt.date.max.toordinal() - _EPOCH_ORDINAL  # 9999-12-31
-
-
-def connect_date(days: int) -> dt.date | int:
-    return dt.date.fromordinal(days + _EPOCH_ORDINAL) if _MIN_DAYS <= days <= _MAX_DAYS else days
-
-
-def connect_time(micros: int) -> dt.time | int:
-    """Milliseconds past midnight as a time of day; a TIME outside one day stays its millisecond count."""
-    millis = micros // 1000
-    if not 0 <= millis < MILLIS_PER_DAY:
-        return millis
-    seconds, ms = divmod(millis, 1000)
-    return dt.time(seconds // 3600, seconds // 60 % 60, seconds % 60, ms * 1000)
-
-
-def connect_timestamp(micros: int) -> dt.datetime | int:
-    millis = micros // 1000
-    if _MIN_DAYS <= millis // MILLIS_PER_DAY <= _MAX_DAYS:
-        return _EPOCH + dt.timedelta(milliseconds=millis)
-    return millis
 
 
 # -- factories -------------------------------------------------------------------------------------------

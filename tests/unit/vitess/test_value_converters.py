@@ -32,6 +32,7 @@ from connectors.relational import metadata_schemas as md
 from connectors.relational import schema_builder
 from connectors.relational.schema_builder import SchemaBuilderSettings, TableSchema
 from connectors.relational.table import Column, ColumnType, Table, TableId
+from connectors.relational.temporal import days_from_civil
 from connectors.vitess.value_converters import (
     BUILTIN_TYPES,
     ColumnConverter,
@@ -40,7 +41,6 @@ from connectors.vitess.value_converters import (
     converter_for,
     is_binary,
 )
-from connectors.vitess.value_converters.temporal import days_from_civil
 from connectors.vitess.value_converters.text import parse_labels
 from converters.json import JsonConverter
 

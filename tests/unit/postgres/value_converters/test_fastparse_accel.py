@@ -43,9 +43,11 @@ def _same(c: Callable[[str], Any], py: Callable[[str], Any], text: str) -> None:
         assert str(got.value) == str(e)
         return
     value = c(text)
-    assert value == expected and type(value) is type(expected)
-    if isinstance(value, Decimal):
-        assert value.as_tuple() == expected.as_tuple()  # the same digits and exponent, not just equal
+    assert type(value) is type(expected)
+    if isinstance(value, Decimal):  # the same digits and exponent, not just equal (and NaN is never ==)
+        assert value.as_tuple() == expected.as_tuple()
+    else:
+        assert value == expected
 
 
 def _timestamptz(precision: int) -> Callable[[str], Any]:

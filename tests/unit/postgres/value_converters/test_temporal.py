@@ -8,7 +8,7 @@ import pytest
 
 from connect_worker.api.schema import Type
 from connectors.postgres.value_converters import ValueConversionError
-from connectors.postgres.value_converters.temporal import civil_from_days, days_from_civil
+from connectors.relational.temporal import civil_from_days, days_from_civil
 
 from ._helpers import conv, json_of
 
