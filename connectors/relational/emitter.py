@@ -3,6 +3,7 @@ delete + tombstone + create with __debezium.oldkey/newkey headers, and the conte
 
 from __future__ import annotations
 
+import operator
 import time
 from collections.abc import Mapping
 from typing import Any
@@ -161,23 +162,14 @@ class LayoutRecordFactory(RecordFactory):
 
     def __init__(self, *, layout: EnvelopeLayout, **settings: Any) -> None:
         super().__init__(**settings)
-        self._names = layout.fields
+        # the layout's fields picked, in its order, from the values in Debezium 3.x's order
+        self._pick = operator.itemgetter(*(EnvelopeLayout.V3.fields.index(n) for n in layout.fields))
 
     def _envelope(
         self, ts: TableSchema, before: Struct | None, after: Struct | None, source: Struct, tx: Struct | None, op: str
     ) -> Struct:
         ns = _time_ns()
-        values = {
-            "before": before,
-            "after": after,
-            "source": source,
-            "transaction": tx,
-            "op": op,
-            "ts_ms": ns // 1_000_000,
-            "ts_us": ns // 1000,
-            "ts_ns": ns,
-        }
-        return Struct.of(ts.envelope_schema, tuple(values[n] for n in self._names))
+        return _of(ts.envelope_schema, self._pick((before, after, source, tx, op, ns // 1_000_000, ns // 1000, ns)))
 
     def read_or_create(
         self,

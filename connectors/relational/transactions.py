@@ -1,6 +1,7 @@
 """Transaction metadata (provide.transaction.metadata): BEGIN/END records on the transaction topic and the
-`transaction` block of every data event. PostgreSQL ids are "<txId>:<LSN of the message at hand>", so
-BEGIN, events and END of one transaction carry different suffixes, as Debezium's do."""
+`transaction` block of every data event. The id is the connector's: PostgreSQL's is "<txId>:<LSN of the
+message at hand>" (`begin`/`event`/`end`), so BEGIN, events and END of one transaction carry different
+suffixes, as Debezium's do; Vitess's is the transaction's VGTID (`begin_record`/`event_block`/`end_record`)."""
 
 from __future__ import annotations
 
@@ -31,7 +32,7 @@ class TransactionMonitor:
             value,
         )
 
-    def offset_keys(self, xid: int) -> dict[str, Any]:
+    def offset_keys(self, xid: int | str) -> dict[str, Any]:
         """What Debezium adds to the offsets of a transaction's records (so counters survive a restart)."""
         keys: dict[str, Any] = {"transaction_id": str(xid)}
         for name, n in self._per_collection.items():
@@ -53,17 +54,24 @@ class TransactionMonitor:
         self._commit_ms = commit_us // 1000
 
     def begin(self, xid: int, lsn: int, commit_us: int, offset: Mapping[str, Any]) -> SourceRecord:
-        self._commit_ms = commit_us // 1000
-        tx_id = f"{xid}:{lsn}"
-        return self._record(tx_id, md.transaction_begin_value(tx_id, self._commit_ms), offset)
+        return self.begin_record(f"{xid}:{lsn}", commit_us // 1000, offset)
 
     def event(self, xid: int | None, lsn: int, data_collection: str) -> Struct:
+        return self.event_block(f"{xid}:{lsn}", data_collection)
+
+    def end(self, xid: int, lsn: int, offset: Mapping[str, Any]) -> SourceRecord:
+        return self.end_record(f"{xid}:{lsn}", offset)
+
+    def begin_record(self, tx_id: str, commit_ms: int, offset: Mapping[str, Any]) -> SourceRecord:
+        self._commit_ms = commit_ms
+        return self._record(tx_id, md.transaction_begin_value(tx_id, commit_ms), offset)
+
+    def event_block(self, tx_id: str, data_collection: str) -> Struct:
         self._total += 1
         n = self._per_collection.get(data_collection, 0) + 1
         self._per_collection[data_collection] = n
-        return md.event_block(f"{xid}:{lsn}", self._total, n)
+        return md.event_block(tx_id, self._total, n)
 
-    def end(self, xid: int, lsn: int, offset: Mapping[str, Any]) -> SourceRecord:
-        tx_id = f"{xid}:{lsn}"
+    def end_record(self, tx_id: str, offset: Mapping[str, Any]) -> SourceRecord:
         value = md.transaction_end_value(tx_id, self._commit_ms, self._total, self._per_collection)
         return self._record(tx_id, value, offset)

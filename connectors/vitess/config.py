@@ -240,14 +240,11 @@ def validate_props(props: Mapping[str, Any]) -> dict[str, ConfigValue]:
     for name in _REQUIRED:
         if value(name) in (None, "") and not results[name].errors:
             error(name, "A value is required")
-    if value("time.precision.mode") is not None and str(value("time.precision.mode")).lower() not in (
-        "adaptive_time_microseconds",
-        "connect",
-    ):
-        if str(value("time.precision.mode")).lower() == "adaptive":
-            error("time.precision.mode", "The 'adaptive' time.precision.mode is no longer supported")
-        else:
-            error("time.precision.mode", "Value must be one of adaptive_time_microseconds, connect")
+    precision = str(value("time.precision.mode") or "").lower()
+    if precision == "adaptive":
+        error("time.precision.mode", "The 'adaptive' time.precision.mode is no longer supported")
+    elif precision not in ("", "adaptive_time_microseconds", "connect"):
+        error("time.precision.mode", "Value must be one of adaptive_time_microseconds, connect")
     for include, exclude in (
         ("table.include.list", "table.exclude.list"),
         ("column.include.list", "column.exclude.list"),

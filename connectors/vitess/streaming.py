@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -24,9 +24,10 @@ from connectors.relational.emitter import RecordFactory
 from connectors.relational.queue import ChangeEventQueue
 from connectors.relational.schema_builder import RowFn, TableSchema
 from connectors.relational.table import Table, TableId
+from connectors.relational.transactions import TransactionMonitor
 from connectors.vitess.events import Unit, VEventType
 from connectors.vitess.source_info import source_block
-from connectors.vitess.tables import table_from_fields, table_id
+from connectors.vitess.tables import row_values, table_from_fields, table_id
 from connectors.vitess.vgtid import Vgtid
 
 log = logging.getLogger(__name__)
@@ -54,8 +55,6 @@ class StreamSettings:
     server_name: str
     keyspace: str
     skipped_operations: frozenset[str]
-    transaction_metadata: bool
-    transaction_topic: str
     heartbeat_topic: str
     heartbeat_interval_s: float
     failure_handling_mode: str  # fail | warn | skip | ignore
@@ -75,6 +74,7 @@ class VStreamSource:
         binary_columns: Callable[[Table], tuple[bool, ...]],
         topic_for: Callable[[TableId], str],
         position: str | None,
+        transactions: TransactionMonitor | None = None,
         metrics: StreamingMetrics | None = None,
     ) -> None:
         self._queue = queue
@@ -84,6 +84,7 @@ class VStreamSource:
         self._binary_columns = binary_columns
         self._topic_for = topic_for
         self._metrics = metrics
+        self._tx = transactions
         # by (shard, "keyspace.table"): each shard's FIELD events describe its own copy of a table, and a DDL
         # reaches the shards one after the other
         self._tables: dict[tuple[str, str], _TableState | None] = {}
@@ -103,22 +104,24 @@ class VStreamSource:
         restart = self.position
         out: list[SourceRecord] = []
         commit_seconds = next((int(e.timestamp) for e in unit.events if e.type == VEventType.COMMIT), 0)
-        tx = _Transaction(vgtid or "", commit_seconds) if self._settings.transaction_metadata else None
+        tx = self._tx
+        if tx is not None:
+            tx.start()
         heartbeat = False
         for event in unit.events:
             kind = event.type
             if kind == VEventType.ROW:
-                self._rows(event.row_event, restart, vgtid or "", commit_seconds, tx, out)
+                self._rows(event.row_event, restart, vgtid or "", commit_seconds, out)
             elif kind == VEventType.FIELD:
                 self._fields(event.field_event)
             elif kind == VEventType.BEGIN and tx is not None:
-                out.append(self._tx_record(tx.begin(), tx.id, {"vgtid": restart}))
+                out.append(tx.begin_record(vgtid or "", commit_seconds * 1000, {"vgtid": restart}))
             elif kind == VEventType.COMMIT:
                 self.commits += 1
                 if self._metrics is not None:
                     self._metrics.transactions.inc()
                 if tx is not None:
-                    out.append(self._tx_record(tx.end(), tx.id, {"vgtid": vgtid}))
+                    out.append(tx.end_record(vgtid or "", {"vgtid": vgtid}))
                 heartbeat = True
             elif kind == VEventType.HEARTBEAT:
                 heartbeat = True
@@ -165,7 +168,6 @@ class VStreamSource:
         restart: str | None,
         vgtid: str,
         commit_seconds: int,
-        tx: _Transaction | None,
         out: list[SourceRecord],
     ) -> None:
         tid = table_id(event.table_name, self._settings.keyspace)
@@ -184,7 +186,7 @@ class VStreamSource:
                 self.events_filtered += 1
                 continue
             try:
-                self._row(state, tid, event.shard, change, op, restart, vgtid, commit_seconds, tx, out)
+                self._row(state, tid, event.shard, change, op, restart, vgtid, commit_seconds, out)
             except DataError as e:
                 self._failed(e, vgtid)
                 continue
@@ -201,13 +203,13 @@ class VStreamSource:
         restart: str | None,
         vgtid: str,
         commit_seconds: int,
-        tx: _Transaction | None,
         out: list[SourceRecord],
     ) -> None:
         offset: dict[str, Any] = {"vgtid": restart}
-        block = tx.event(str(tid)) if tx is not None else None
+        tx = self._tx
+        block = tx.event_block(vgtid, str(tid)) if tx is not None else None
         if tx is not None:
-            offset.update(tx.offset_keys())
+            offset.update(tx.offset_keys(vgtid))
         source = source_block(
             self._settings.server_name,
             commit_seconds=commit_seconds,
@@ -231,7 +233,9 @@ class VStreamSource:
             out.append(records.read_or_create(schema, state.topic, "c", key, after, source, block, offset))
         elif op == "u":
             assert after is not None
-            create_tx = tx.event(str(tid)) if tx is not None and records.key_changed(old_key, key) else None
+            create_tx = (
+                tx.event_block(vgtid, str(tid)) if tx is not None and records.key_changed(old_key, key) else None
+            )
             out.extend(
                 records.update(
                     schema, state.topic, old_key, key, before, after, source, block, offset, create_tx=create_tx
@@ -248,19 +252,7 @@ class VStreamSource:
         if mode == "warn":
             log.warning("Skipping a Vitess row event at VGTID %s: %s", vgtid, error)
 
-    # -- transactions and heartbeats ----------------------------------------------------------------
-    def _tx_record(self, value: Struct, tx_id: str, offset: Mapping[str, Any]) -> SourceRecord:
-        return SourceRecord(
-            {"server": self._settings.server_name},
-            dict(offset),
-            self._settings.transaction_topic,
-            None,
-            md.TRANSACTION_KEY_SCHEMA,
-            md.transaction_key(tx_id),
-            md.TRANSACTION_VALUE_SCHEMA,
-            value,
-        )
-
+    # -- heartbeats ----------------------------------------------------------------
     async def _maybe_heartbeat(self) -> None:
         interval = self._settings.heartbeat_interval_s
         now = time.monotonic()
@@ -282,53 +274,12 @@ class VStreamSource:
         )
 
 
-class _Transaction:
-    """Transaction metadata of one unit: its id is the unit's VGTID JSON (Debezium's Vitess rule)."""
-
-    __slots__ = ("commit_ms", "id", "per_collection", "total")
-
-    def __init__(self, tx_id: str, commit_seconds: int) -> None:
-        self.id = tx_id
-        self.commit_ms = commit_seconds * 1000
-        self.total = 0
-        self.per_collection: dict[str, int] = {}
-
-    def begin(self) -> Struct:
-        return md.transaction_begin_value(self.id, self.commit_ms)
-
-    def event(self, data_collection: str) -> Struct:
-        self.total += 1
-        n = self.per_collection[data_collection] = self.per_collection.get(data_collection, 0) + 1
-        return md.event_block(self.id, self.total, n)
-
-    def end(self) -> Struct:
-        return md.transaction_end_value(self.id, self.commit_ms, self.total, self.per_collection)
-
-    def offset_keys(self) -> dict[str, Any]:
-        keys: dict[str, Any] = {"transaction_id": self.id}
-        for name, n in self.per_collection.items():
-            keys["transaction_data_collection_order_" + name] = n
-        return keys
-
-
 def _decode(row: Any, binary: tuple[bool, ...], tid: TableId) -> tuple[str | None, ...]:
-    """A query.Row's values: `lengths[i]` bytes each out of `values` (-1: NULL); binary columns keep their
-    bytes (latin-1), the others are UTF-8 text."""
+    """A ROW event's row, which must have as many columns as the table's FIELD event described."""
     lengths = row.lengths
     if len(lengths) != len(binary):
         raise DataError(
             f"The number of columns in the ROW event for {tid} ({len(lengths)}) is different from the in-memory "
             f"table schema ({len(binary)})"
         )
-    data: bytes = row.values
-    out: list[str | None] = []
-    pos = 0
-    for n, is_binary in zip(lengths, binary, strict=True):
-        if n < 0:
-            out.append(None)
-            continue
-        chunk = data[pos : pos + n]
-        pos += n
-        # text that is not UTF-8 (a latin1 column) gets U+FFFD, as Java's new String(bytes, UTF_8) gives
-        out.append(chunk.decode("latin-1") if is_binary else chunk.decode("utf-8", "replace"))
-    return tuple(out)
+    return row_values(row, binary)

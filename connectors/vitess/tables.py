@@ -7,6 +7,7 @@ no schema history). The key is the primary key (PRI_KEY flags) or, without one, 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Final
 
 from connect_worker.api.errors import RetriableError
@@ -54,3 +55,19 @@ def table_from_fields(tid: TableId, fields: Any) -> Table:
             unique.append(name)
     key = tuple(primary) if primary else tuple(unique[:1])
     return Table(tid, tuple(columns), primary_key=key)
+
+
+def row_values(row: Any, binary: Sequence[bool]) -> tuple[str | None, ...]:
+    """A query.Row's values: `lengths[i]` bytes each out of `values` (-1: NULL). Binary columns keep their bytes
+    (as latin-1 text); the others are UTF-8 text, invalid bytes becoming U+FFFD as Java's String gives."""
+    data: bytes = row.values
+    out: list[str | None] = []
+    pos = 0
+    for n, is_binary in zip(row.lengths, binary, strict=True):
+        if n < 0:
+            out.append(None)
+            continue
+        chunk = data[pos : pos + n]
+        pos += n
+        out.append(chunk.decode("latin-1") if is_binary else chunk.decode("utf-8", "replace"))
+    return tuple(out)

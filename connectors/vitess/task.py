@@ -30,11 +30,12 @@ from connectors.relational.naming import TopicNamingStrategy, adjusters_from_con
 from connectors.relational.queue import ChangeEventQueue
 from connectors.relational.schema_builder import EnvelopeLayout, SchemaBuilderSettings, TableSchema
 from connectors.relational.table import Column, Table, TableId
+from connectors.relational.transactions import TransactionMonitor
 from connectors.vitess.config import VitessConnectorConfig
 from connectors.vitess.events import UnitAssembler
 from connectors.vitess.source_info import VITESS_DEBEZIUM_VERSION, VITESS_SOURCE_SCHEMA
 from connectors.vitess.streaming import StreamSettings, VStreamSource
-from connectors.vitess.value_converters import VitessTypeOptions, converter_for, is_binary
+from connectors.vitess.value_converters import QueryType, VitessTypeOptions, converter_for, is_binary
 from connectors.vitess.vgtid import ShardGtid, Vgtid
 from connectors.vitess.vtgate import VtgateClient
 
@@ -49,7 +50,7 @@ _FATAL = frozenset(
         grpc.StatusCode.UNIMPLEMENTED,
     }
 )
-_CHARACTER_TYPES = frozenset({6163, 6165, 6167})  # query.Type TEXT, VARCHAR, CHAR
+_CHARACTER_TYPES = frozenset({QueryType.TEXT, QueryType.VARCHAR, QueryType.CHAR})
 
 
 class VitessConnectorTask(SourceTask):
@@ -208,8 +209,6 @@ class VitessConnectorTask(SourceTask):
                     server_name=config.topic_prefix,
                     keyspace=config.keyspace,
                     skipped_operations=config.skipped_operations,
-                    transaction_metadata=config.provide_transaction_metadata,
-                    transaction_topic=self._naming.transaction_topic(),
                     heartbeat_topic=self._naming.heartbeat_topic(),
                     heartbeat_interval_s=config.heartbeat_interval_ms / 1000,
                     failure_handling_mode=config.failure_handling_mode,
@@ -219,6 +218,9 @@ class VitessConnectorTask(SourceTask):
                 binary_columns=lambda table: tuple(is_binary(c) for c in table.columns),
                 topic_for=self._topic_for,
                 position=position,
+                transactions=TransactionMonitor(partition=self._partition, topic=self._naming.transaction_topic())
+                if config.provide_transaction_metadata
+                else None,
                 metrics=self._metrics,
             )
             assembler = UnitAssembler()

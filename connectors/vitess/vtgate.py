@@ -19,6 +19,7 @@ from connectors.vitess.proto import query_pb2 as _query
 from connectors.vitess.proto import topodata_pb2 as _topodata
 from connectors.vitess.proto import vtgate_pb2 as _vtgate
 from connectors.vitess.proto import vtgateservice_pb2_grpc as _service
+from connectors.vitess.tables import row_values
 from connectors.vitess.vgtid import Vgtid
 
 binlogdata: Any = _binlogdata
@@ -53,7 +54,7 @@ class VtgateClient:
         response = await self._stub.Execute(request, metadata=self._metadata, timeout=30)
         if response.error.message:
             raise ConnectError(f"VTGate refused '{sql}': {response.error.message}")
-        return [_row_text(row) for row in response.result.rows]
+        return [list(row_values(row, (False,) * len(row.lengths))) for row in response.result.rows]
 
     async def shards(self, keyspace: str) -> list[str]:
         rows = await self.execute(f"SHOW VITESS_SHARDS LIKE '{keyspace}/%'")
@@ -84,15 +85,3 @@ class VtgateClient:
                 yield response.events
         finally:
             call.cancel()
-
-
-def _row_text(row: Any) -> list[str | None]:
-    out: list[str | None] = []
-    pos = 0
-    for n in row.lengths:
-        if n < 0:
-            out.append(None)
-            continue
-        out.append(row.values[pos : pos + n].decode("utf-8"))
-        pos += n
-    return out

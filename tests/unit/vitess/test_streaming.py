@@ -12,6 +12,7 @@ from connectors.relational.emitter import record_factory
 from connectors.relational.queue import ChangeEventQueue
 from connectors.relational.schema_builder import EnvelopeLayout, SchemaBuilderSettings, TableSchema
 from connectors.relational.table import Table
+from connectors.relational.transactions import TransactionMonitor
 from connectors.vitess.events import UnitAssembler
 from connectors.vitess.source_info import VITESS_SOURCE_SCHEMA
 from connectors.vitess.streaming import StreamSettings, VStreamSource
@@ -61,8 +62,6 @@ def make_source(
             server_name="vt",
             keyspace="ks",
             skipped_operations=skipped,
-            transaction_metadata=tx,
-            transaction_topic="vt.transaction",
             heartbeat_topic="__debezium-heartbeat.vt",
             heartbeat_interval_s=heartbeat_s,
             failure_handling_mode=mode,
@@ -72,6 +71,7 @@ def make_source(
         binary_columns=lambda table: tuple(is_binary(c) for c in table.columns),
         topic_for=lambda tid: f"vt.{tid}",
         position=at("g0").to_json(),
+        transactions=TransactionMonitor(partition={"server": "vt"}, topic="vt.transaction") if tx else None,
     )
 
 
