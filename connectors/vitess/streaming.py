@@ -90,10 +90,6 @@ class VStreamSource:
         self._tables: dict[tuple[str, str], _TableState | None] = {}
         self.position = position  # the VGTID JSON of the last completed unit (the restart position)
         self._last_heartbeat = 0.0
-        self.events_seen = 0
-        self.events_filtered = 0
-        self.commits = 0
-        self.copy_completed = False
 
     # -- units -------------------------------------------------------------------------------------
     async def handle(self, unit: Unit) -> None:
@@ -117,7 +113,6 @@ class VStreamSource:
             elif kind == VEventType.BEGIN and tx is not None:
                 out.append(tx.begin_record(vgtid or "", commit_seconds * 1000, {"vgtid": restart}))
             elif kind == VEventType.COMMIT:
-                self.commits += 1
                 if self._metrics is not None:
                     self._metrics.transactions.inc()
                 if tx is not None:
@@ -126,7 +121,6 @@ class VStreamSource:
             elif kind == VEventType.HEARTBEAT:
                 heartbeat = True
             elif kind == VEventType.COPY_COMPLETED:
-                self.copy_completed = True
                 log.info("VStream Copy completed: the initial snapshot of keyspace %s is done", self._settings.keyspace)
         if out:
             last = out[-1]
@@ -176,14 +170,13 @@ class VStreamSource:
             raise DataError(f"ROW event for {tid} (shard {event.shard}) before any FIELD event describing it")
         state = self._tables[name]
         for change in event.row_changes:
-            self.events_seen += 1
             if state is None:
-                self.events_filtered += 1
+                self._filtered()
                 continue
             has_before, has_after = change.HasField("before"), change.HasField("after")
             op = "u" if has_before and has_after else "c" if has_after else "d"
             if op in self._settings.skipped_operations:
-                self.events_filtered += 1
+                self._filtered()
                 continue
             try:
                 self._row(state, tid, event.shard, change, op, restart, vgtid, commit_seconds, out)
@@ -248,9 +241,13 @@ class VStreamSource:
         mode = self._settings.failure_handling_mode
         if mode == "fail":
             raise DataError(f"Error while processing a Vitess row event at VGTID {vgtid}: {error}") from error
-        self.events_filtered += 1
+        self._filtered()
         if mode == "warn":
             log.warning("Skipping a Vitess row event at VGTID %s: %s", vgtid, error)
+
+    def _filtered(self) -> None:
+        if self._metrics is not None:
+            self._metrics.filtered(1)
 
     # -- heartbeats ----------------------------------------------------------------
     async def _maybe_heartbeat(self) -> None:
