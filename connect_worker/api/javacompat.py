@@ -24,6 +24,7 @@ from typing import Any, Final, TypeVar
 
 __all__ = [
     "jackson_quote",
+    "java_bigdecimal_to_plain_string",
     "java_bigdecimal_to_string",
     "java_double_to_string",
     "java_float_to_string",
@@ -332,6 +333,16 @@ def java_bigdecimal_to_string(d: Decimal) -> str:
         d = d.copy_abs()
     # Python's to-scientific-string uses Java's rule: plain when exponent <= 0 and adjusted >= -6.
     return str(d)
+
+
+def java_bigdecimal_to_plain_string(d: Decimal) -> str:
+    """`BigDecimal.toPlainString()`: never an exponent; the scale's fraction digits kept (`1E+3` is `1000`,
+    `-1E-9` is `-0.000000001`, `1.500` stays); no negative zero. Exact for any number of digits."""
+    if not d.is_finite():
+        raise ValueError(f"{d} has no BigDecimal form")
+    if d.is_zero() and d.is_signed():
+        d = d.copy_abs()
+    return format(d, "f")  # `f` without a precision prints the digits and exponent as they are, no context
 
 
 # -- Jackson string escaping -------------------------------------------------------------------------

@@ -7,10 +7,10 @@ numerics in plain notation (never exponent form) or `NaN` / `Infinity` / `-Infin
 
 from __future__ import annotations
 
-from decimal import ROUND_HALF_UP, Context, Decimal, Inexact, InvalidOperation
+from decimal import MAX_PREC, ROUND_HALF_UP, Context, Decimal, Inexact, InvalidOperation
 from typing import Final
 
-from connect_worker.api.javacompat import java_bigdecimal_to_string, java_double_to_string
+from connect_worker.api.javacompat import java_bigdecimal_to_plain_string
 from connect_worker.api.schema import (
     BOOLEAN_SCHEMA,
     BYTES_SCHEMA,
@@ -54,19 +54,28 @@ def unscaled_bytes(unscaled: int) -> bytes:
     return unscaled.to_bytes((unscaled + (unscaled < 0)).bit_length() // 8 + 1, "big", signed=True)
 
 
+def strip_trailing_zeros(value: Decimal) -> tuple[int, int]:
+    """(unscaled, scale) of BigDecimal.stripTrailingZeros() with a negative scale set to 0, exactly: no context
+    (whose 28-digit precision would round) takes part, whatever the number of digits."""
+    sign, digits, exponent = value.as_tuple()
+    assert isinstance(exponent, int)
+    end = len(digits)
+    while end > 1 and digits[end - 1] == 0:
+        end -= 1
+    exponent += len(digits) - end
+    # int() of a Decimal is exact and, unlike int() of a str, has no limit on the number of digits
+    unscaled = int(Decimal((sign, digits[:end], 0))) if end else 0
+    if unscaled == 0:
+        return 0, 0
+    if exponent > 0:
+        return unscaled * 10**exponent, 0
+    return unscaled, -exponent
+
+
 def variable_scale_struct(value: Decimal, schema: Schema = VARIABLE_SCALE_DECIMAL_SCHEMA) -> Struct:
     """VariableScaleDecimal.fromLogical after Debezium's stripTrailingZeros (negative scales become 0)."""
-    sign, digits, exponent = value.normalize().as_tuple()
-    assert isinstance(exponent, int)
-    unscaled = 0
-    for d in digits:
-        unscaled = unscaled * 10 + d
-    if exponent > 0:
-        unscaled *= 10**exponent
-        exponent = 0
-    if sign:
-        unscaled = -unscaled
-    return Struct.of(schema, (-exponent, unscaled_bytes(unscaled)))
+    unscaled, scale = strip_trailing_zeros(value)
+    return Struct.of(schema, (scale, unscaled_bytes(unscaled)))
 
 
 def _special_in_precise(text: str) -> ValueConversionError:
@@ -144,7 +153,7 @@ def numeric_mapping(spec: TypeSpec, options: TypeOptions) -> Mapping:
 
         def to_string(text: str) -> str:
             special = _SPECIAL_STRINGS.get(text)
-            return special if special is not None else java_bigdecimal_to_string(scaled(text))
+            return special if special is not None else java_bigdecimal_to_plain_string(scaled(text))
 
         return Mapping(STRING_SCHEMA, to_string)
 
@@ -177,14 +186,12 @@ def numeric_mapping(spec: TypeSpec, options: TypeOptions) -> Mapping:
 
 
 # Traps inexact results, so quantize raises instead of rounding (BigDecimal.setScale without rounding mode).
-_EXACT: Final = Context(prec=1000, traps=[Inexact, InvalidOperation])
+_EXACT: Final = Context(prec=MAX_PREC, traps=[Inexact, InvalidOperation])
 
 
-def parse_money(text: str) -> float:
-    """PGmoney: optional leading `-` (Debezium rewrites it to parentheses), one currency symbol, `,` groups.
-
-    Debezium reads money as a Java double, so the value goes through one here too.
-    """
+def parse_money(text: str) -> Decimal:
+    """PostgresMoney.parse (Debezium 3.6): a leading `-` or parentheses for negative, one currency symbol, `,`
+    groups removed, the rest read as an exact BigDecimal (`$1,234.50` is 1234.50, scale kept)."""
     negative = False
     s = text
     if s.startswith("-"):
@@ -195,26 +202,32 @@ def parse_money(text: str) -> float:
         s = s[1:-1]
     s = s[1:] if s and not (s[0].isdigit() or s[0] == ".") else s
     try:
-        value = float(s.replace(",", ""))
-    except ValueError:
+        value = Decimal(s.replace(",", ""))
+    except InvalidOperation:
         raise bad_value("money", text) from None
-    return -value if negative else value
+    if not value.is_finite():
+        raise bad_value("money", text)
+    return value.copy_negate() if negative else value  # unary minus would round to the context's precision
 
 
 def money_mapping(spec: TypeSpec, options: TypeOptions) -> Mapping:
     mode = options.decimal_handling_mode
     digits = options.money_fraction_digits
     if mode == "double":
-        return Mapping(FLOAT64_SCHEMA, parse_money)
+        return Mapping(FLOAT64_SCHEMA, lambda text: float(parse_money(text)))  # BigDecimal.doubleValue
     if mode == "string":
-        return Mapping(STRING_SCHEMA, lambda text: java_double_to_string(parse_money(text)))
+        return Mapping(STRING_SCHEMA, lambda text: java_bigdecimal_to_plain_string(parse_money(text)))
     quantum = Decimal(1).scaleb(-digits)
 
     def to_decimal(text: str) -> Decimal:
-        # BigDecimal.valueOf(double).setScale(digits, HALF_UP)
-        return Decimal(java_double_to_string(parse_money(text))).quantize(quantum, rounding=ROUND_HALF_UP)
+        # BigDecimal.setScale(digits, HALF_UP)
+        return parse_money(text).quantize(quantum, rounding=ROUND_HALF_UP, context=_EXACT_ROUNDING)
 
     return Mapping(decimal_schema(digits), to_decimal)
+
+
+# quantize with a rounding mode of its own, never limited by the default context's 28 digits
+_EXACT_ROUNDING: Final = Context(prec=MAX_PREC)
 
 
 BUILTIN: Final[dict[str, Factory]] = {

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import math
-from decimal import Decimal
+from decimal import MAX_PREC, Context, Decimal
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from connect_worker.api.schema import Type
 from connect_worker.api.struct import Struct
 from connectors.postgres.value_converters import ValueConversionError
-from connectors.postgres.value_converters.numeric import unscaled_bytes
+from connectors.postgres.value_converters.numeric import strip_trailing_zeros, unscaled_bytes
 
 from ._helpers import conv, json_of
 
@@ -89,6 +91,58 @@ def test_variable_scale_strips_trailing_zeros(text: str, scale: int, unscaled: i
     assert conv("numeric").from_text(text).values == (scale, unscaled_bytes(unscaled))
 
 
+def _unscaled(struct_value: Struct) -> Decimal:
+    scale, raw = struct_value.values
+    return Decimal(int.from_bytes(raw, "big", signed=True)).scaleb(-scale, _EXACT)
+
+
+_EXACT = Context(prec=MAX_PREC)
+_DIGITS = st.text("0123456789", min_size=1, max_size=400)
+
+
+@given(whole=_DIGITS, fraction=st.text("0123456789", max_size=400), negative=st.booleans())
+@settings(max_examples=300, deadline=None)
+def test_every_numeric_comes_out_exact_in_every_mode(whole: str, fraction: str, negative: bool) -> None:
+    """No decimal context takes part (issue 14, item 1): the value, its scale after stripTrailingZeros, the
+    plain string and the correctly rounded double, for any number of digits."""
+    # as PostgreSQL prints a numeric: no leading zeros, no negative zero
+    digits = (whole.lstrip("0") or "0") + ("." + fraction if fraction else "")
+    text = ("-" if negative and Decimal(digits) != 0 else "") + digits
+    exact = Decimal(text)
+    struct_value = conv("numeric").from_text(text)
+    assert _unscaled(struct_value) == exact
+    unscaled, scale = strip_trailing_zeros(exact)
+    assert struct_value.values[0] == scale and (scale == 0 or unscaled % 10 != 0)
+    assert conv("numeric", decimal_handling_mode="string").from_text(text) == text
+    assert conv("numeric", decimal_handling_mode="double").from_text(text) == float(text)
+    if fraction:
+        fixed = conv("numeric", length=1000, scale=len(fraction)).from_text(text)
+        assert fixed == exact and fixed.as_tuple().exponent == -len(fraction)
+        assert fixed.as_tuple().digits == exact.as_tuple().digits
+
+
+def test_numeric_29_digits_is_not_rounded() -> None:
+    """The value of issue 14: 29 significant digits came out rounded to the default context's 28."""
+    text = "12345678901234567890.123456789"
+    assert conv("numeric").from_text(text).values == (9, unscaled_bytes(12345678901234567890123456789))
+    assert '"f":{"scale":9,"value":"J+QbMka+ybFuOYEV"}' in json_of(
+        conv("numeric").schema, conv("numeric").from_text(text)
+    )
+    assert conv("numeric", decimal_handling_mode="string").from_text(text) == text
+
+
+def test_numeric_at_postgresqls_limits() -> None:
+    """131072 digits before the point and 16383 after, the most an unconstrained numeric holds."""
+    text = "9" * 131072 + "." + "0" * 16382 + "1"
+    struct_value = conv("numeric").from_text(text)
+    assert struct_value.values[0] == 16383 and _unscaled(struct_value) == Decimal(text)
+    assert conv("numeric", decimal_handling_mode="string").from_text(text) == text
+    assert conv("numeric", decimal_handling_mode="double").from_text(text) == math.inf
+    big = "-" + "1" + "0" * 131071 + ".000"
+    assert conv("numeric").from_text(big).values[0] == 0
+    assert _unscaled(conv("numeric").from_text(big)) == Decimal(big)
+
+
 def test_unscaled_bytes_like_biginteger() -> None:
     assert unscaled_bytes(0) == b"\x00"
     assert unscaled_bytes(128) == b"\x00\x80"
@@ -102,7 +156,10 @@ def test_numeric_string_and_double_modes() -> None:  # §11 item 59
     assert s.from_text("123.45") == "123.45"
     assert conv("numeric", decimal_handling_mode="string").from_text("NaN") == "NAN"
     assert conv("numeric", decimal_handling_mode="string").from_text("Infinity") == "POSITIVE_INFINITY"
-    assert conv("numeric", decimal_handling_mode="string").from_text("0.0000001") == "1E-7"  # BigDecimal.toString
+    # SpecialValueDecimal.fromLogical: BigDecimal.toPlainString, never an exponent (issue 14, item 2)
+    assert conv("numeric", decimal_handling_mode="string").from_text("0.0000001") == "0.0000001"
+    assert conv("numeric", decimal_handling_mode="string").from_text("-0.000000001") == "-0.000000001"
+    assert conv("numeric", decimal_handling_mode="string").from_text("1.500") == "1.500"
     d = conv("numeric", length=10, scale=2, decimal_handling_mode="double")
     assert d.schema.type is Type.FLOAT64 and d.from_text("123.45") == 123.45
     assert math.isnan(conv("numeric", decimal_handling_mode="double").from_text("NaN"))
@@ -128,9 +185,23 @@ def test_money_precise() -> None:  # §11 item 60
 
 
 def test_money_other_modes() -> None:
+    # Debezium 3.6 reads money as a BigDecimal (PostgresMoney.parse): toPlainString keeps the text's scale
     assert conv("money", decimal_handling_mode="double").from_text("-$1,234.56") == -1234.56
-    assert conv("money", decimal_handling_mode="string").from_text("$12.00") == "12.0"  # Double.toString
-    assert conv("money", decimal_handling_mode="string").from_text("$10,000,000.00") == "1.0E7"
+    assert conv("money", decimal_handling_mode="string").from_text("$12.00") == "12.00"
+    assert conv("money", decimal_handling_mode="string").from_text("$0.00") == "0.00"
+    assert conv("money", decimal_handling_mode="string").from_text("$10,000,000.00") == "10000000.00"
+    assert conv("money", decimal_handling_mode="string").from_text("($5.10)") == "-5.10"
+
+
+def test_money_extremes_are_exact() -> None:
+    """money's range is int64 cents: its ends have 19 significant digits, more than a double holds."""
+    top, bottom = "$92,233,720,368,547,758.07", "-$92,233,720,368,547,758.08"
+    assert conv("money").from_text(top) == Decimal("92233720368547758.07")
+    assert conv("money").from_text(bottom) == Decimal("-92233720368547758.08")
+    assert conv("money", decimal_handling_mode="string").from_text(bottom) == "-92233720368547758.08"
+    assert conv("money", decimal_handling_mode="double").from_text(top) == 92233720368547758.07
+    assert conv("money", money_fraction_digits=1).from_text("$0.05") == Decimal("0.1")  # HALF_UP
+    assert conv("money", money_fraction_digits=1).from_text("-$0.05") == Decimal("-0.1")
 
 
 @pytest.mark.parametrize(
