@@ -146,7 +146,7 @@ class RecordFactory:
     ) -> list[SourceRecord]:
         headers = (*first, *self.headers) if first else self.headers  # Debezium puts key headers first
         out = [self._record(ts, topic, key, self._envelope(ts, before, None, source, tx, "d"), offset, headers)]
-        if self.tombstones and key is not None:
+        if self.tombstones:  # as Debezium's EventDispatcher: after every delete, a null key included (no key)
             out.append(self._record(ts, topic, key, None, offset, headers))
         return out
 

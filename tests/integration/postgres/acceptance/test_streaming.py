@@ -219,6 +219,20 @@ async def test_items_28_29_replica_identity_full_before_images_and_tombstone(env
         assert records[3].value is None
 
 
+async def test_item_29_keyless_table_delete_is_followed_by_a_null_key_tombstone(env: Env) -> None:
+    """Debezium's EventDispatcher follows every delete with a tombstone, a table without a primary key included:
+    both records have a null key (issue 14, item 4, found against the real Debezium 3.6.3)."""
+    setup = [NOPK_DDL, "ALTER TABLE public.nopk REPLICA IDENTITY FULL", "INSERT INTO public.nopk VALUES (1, 'a')"]
+    async with env.capture(setup) as cap:
+        await cap.tx("DELETE FROM public.nopk WHERE x = 1")
+        await cap.tx("INSERT INTO public.nopk VALUES (2, 'b')")
+        records = await cap.records(cap.topic("public.nopk"), 4)
+        assert ops(records) == ["r", "d", None, "c"]
+        assert payload(records[1])["before"] == {"x": 1, "y": "a"}
+        assert [r.key for r in records] == [None, None, None, None]
+        assert headers(records[2]) == headers(records[1])
+
+
 async def test_items_29_34_no_tombstones_and_column_exclude_list(env: Env) -> None:
     setup = [
         CUSTOMERS_DDL,
