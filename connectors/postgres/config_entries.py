@@ -122,7 +122,8 @@ def parse_mask_key(key: str, value: str) -> tuple[ColumnMaskRule | None, list[st
     if m is not None:
         n = m.group("n")
         kind = "truncate" if key.startswith("column.truncate.") else "mask"
-        if not n.isdigit() or int(n) <= 0:
+        # a mask of 0 characters is the empty string (Debezium's MaskStrings); TruncateColumn refuses 0
+        if not n.isdigit() or (int(n) == 0 and kind == "truncate"):
             return None, [f"{n} is not a positive number of characters in '{key}'", *problems]
         return ColumnMaskRule(kind, columns, length=int(n)), problems
     h = _HASH_KEY.fullmatch(key)

@@ -280,7 +280,8 @@ class ColumnMappers:
 
     def _create(self, rule: _Rule, column: Column) -> ColumnMapper | None:
         if rule.kind == "truncate":
-            if column.length is not None and 0 <= column.length <= rule.length:
+            length = column.source_length
+            if length is not None and 0 <= length <= rule.length:
                 return None
             return ColumnMapper("truncate", ((TRUNCATE_LENGTH_PARAMETER, str(rule.length)),), _truncator(rule.length))
         if rule.kind == "propagate":
@@ -292,16 +293,18 @@ class ColumnMappers:
         if rule.kind == "mask":
             mask = "*" * rule.length
             return ColumnMapper("mask", masked, _masker(mask, mask_null=True, character_known=character is True))
-        cut = column.length if column.length is not None and column.length > 0 else None
+        length = column.source_length
+        cut = length if length is not None and 0 < length < _INT_MAX else None
         return ColumnMapper("hash", masked, _hasher(rule.algorithm, rule.salt, rule.v2, cut))
 
 
 def _propagated_parameters(column: Column) -> tuple[tuple[str, str], ...]:
     params = [(COLUMN_TYPE_PARAMETER, column.type_name)]
-    if column.length is not None:
-        params.append((COLUMN_LENGTH_PARAMETER, str(column.length)))
-    if column.scale is not None:
-        params.append((COLUMN_SCALE_PARAMETER, str(column.scale)))
+    length, scale = column.source_length, column.source_scale
+    if length is not None:
+        params.append((COLUMN_LENGTH_PARAMETER, str(length)))
+    if scale is not None:
+        params.append((COLUMN_SCALE_PARAMETER, str(scale)))
     if column.comment:
         params.append((COLUMN_COMMENT_PARAMETER, column.comment))
     params.append((COLUMN_NAME_PARAMETER, column.name))

@@ -44,6 +44,10 @@ class ColumnConverter(Protocol):
     @property
     def from_snapshot_text(self) -> Callable[[str], Any] | None: ...
 
+    @property
+    def rebind(self) -> Callable[[Schema], ColumnConverter] | None:
+        """The converter for another variant of the schema (struct values carry their schema), or None."""
+
 
 class ColumnMapper(Protocol):
     """A column.* shaping rule (mask, truncate, hash, propagate source type)."""
@@ -84,6 +88,8 @@ class _Field:
     snapshot_convert: Callable[[str], Any]
     #: the column's own schema when ``schema`` is a ``{value, set}`` cell around it (wrap_cells)
     inner: Schema | None = None
+    #: the field's value for SQL NULL (the mapper's answer to None: a fixed mask masks nulls too)
+    null: Any = None
 
 
 def cell_schema(name: str, value_schema: Schema, *, optional: bool) -> Schema:
@@ -110,6 +116,9 @@ class TableSchema:
                 continue
             mapper = settings.mapper_for(table.id, col)
             schema = mapper.schema(conv.schema) if mapper is not None else conv.schema
+            key_conv = conv
+            if schema is not conv.schema and conv.rebind is not None:
+                conv = conv.rebind(schema)  # a struct value carries its schema: the mapped one
             name = settings.adjust_field_name(col.name)
             inner = None
             if settings.wrap_cells:
@@ -117,17 +126,38 @@ class TableSchema:
                 # CHANGE, a key-only before image), so only a key column's cell may be required
                 optional = schema.optional or col.name not in key_names
                 inner, schema = schema, cell_schema(name, schema, optional=optional)
+            map_value = mapper.value if mapper is not None else None
+            placeholder = None if inner is not None else _placeholder(schema, settings.unavailable_placeholder)
+            null = None
+            if map_value is not None and inner is None:
+                # Debezium runs a column's mapper on every value its converter returns, the TOAST placeholder
+                # and SQL NULL included (a fixed mask turns both into the mask)
+                placeholder, null = map_value(placeholder), map_value(None)
             field = _Field(
                 name,
                 col.name,
                 schema,
                 conv.from_text,
-                mapper.value if mapper is not None else None,
-                None if inner is not None else _placeholder(schema, settings.unavailable_placeholder),
+                map_value,
+                placeholder,
                 conv.from_snapshot_text or conv.from_text,
                 inner,
+                null,
             )
-            by_column[col.name] = field
+            if inner is None and col.name in key_names and (mapper is not None or map_value is not None):
+                # Debezium builds the key without the column mappers: no mask, hash or truncation of key values,
+                # no propagated parameters in the key schema
+                by_column[col.name] = _Field(
+                    name,
+                    col.name,
+                    key_conv.schema,
+                    key_conv.from_text,
+                    None,
+                    _placeholder(key_conv.schema, settings.unavailable_placeholder),
+                    key_conv.from_snapshot_text or key_conv.from_text,
+                )
+            else:
+                by_column[col.name] = field
             if settings.column_included(table.id, col.name):
                 value_fields.append(field)
         self.key_fields: tuple[_Field, ...] = tuple(by_column[n] for n in key_names if n in by_column)
@@ -178,8 +208,11 @@ def _key_from_value(
         return None
     position = {f.column: i for i, f in enumerate(value_fields)}
     picks = [position.get(f.column) for f in key_fields]
-    if any(i is None for i in picks):
-        return None
+    if any(
+        i is None or (value_fields[i] is not f and value_fields[i].inner is None)
+        for i, f in zip(picks, key_fields, strict=True)
+    ):
+        return None  # not in the value (column.exclude.list), or mapped there and not in the key
     if any(f.inner is not None and key_schema.fields[n].schema != f.schema for n, f in enumerate(key_fields)):
         return None  # a cell of a nullable key column is optional in the value, required in the key
     index = tuple(i for i in picks if i is not None)
@@ -214,9 +247,10 @@ def _envelope_fields(value_schema: Schema, settings: SchemaBuilderSettings) -> l
 
 
 def _key_field_schema(field: _Field) -> Schema:
-    """A key column's schema: required (a cell around a required value when cells are wrapped)."""
+    """A key column's schema: the column's own (optional when the column is nullable, as a message.key.columns or
+    unique-index key may be), or, when cells are wrapped, a required cell around a required value."""
     if field.inner is None:
-        return _required(field.schema)
+        return field.schema
     return cell_schema(field.name, _required(field.inner), optional=False)
 
 
@@ -240,9 +274,10 @@ def _placeholder(schema: Schema, text: str) -> Any:
 def _compile(schema: Schema, fields: Sequence[_Field], index: dict[str, int], snapshot: bool = False) -> RowFn:
     """Generate, once per table and column order, a function turning a source row into a Struct.
 
-    Per column: None stays None; text goes through the column's converter (inlined away for text columns,
-    whose converter is the identity) and mapper; bytes are decoded first; any other object is the
-    unchanged-TOAST marker and becomes the column's placeholder."""
+    Per column: None becomes the field's null value (None unless a mapper says otherwise); text goes through
+    the column's converter (inlined away for text columns, whose converter is the identity) and mapper; bytes
+    are decoded first; any other object is the unchanged-TOAST marker and becomes the column's (mapped)
+    placeholder."""
     ns: dict[str, Any] = {"of": Struct.of, "SCHEMA": schema, "str": str, "bytes": bytes}
     items: list[str] = []
     lines = ["def convert(row):"]
@@ -252,18 +287,17 @@ def _compile(schema: Schema, fields: Sequence[_Field], index: dict[str, int], sn
             items.append("None")
             continue
         conv = f.snapshot_convert if snapshot else f.convert
-        ns[f"c{n}"], ns[f"m{n}"], ns[f"p{n}"] = conv, f.map_value, f.placeholder
+        ns[f"c{n}"], ns[f"m{n}"], ns[f"p{n}"], ns[f"n{n}"] = conv, f.map_value, f.placeholder, f.null
         expr = "x" if getattr(conv, "is_identity", False) else f"c{n}(x)"
         if f.map_value is not None:
-            expr = f"_mapped(m{n}, {expr})"
-            ns["_mapped"] = _mapped
+            expr = f"m{n}({expr})"
         if f.inner is not None:  # a {value, set} cell around the converted value
             ns[f"s{n}"] = schema.fields[n].schema  # the key's cells are required ones
             expr = f"of(s{n}, ({expr}, True))"
         lines += [
             f"    x = row[{i}]",
             "    if x is None:",
-            f"        v{n} = None",
+            f"        v{n} = n{n}",
             "    elif x.__class__ is str:",
             f"        v{n} = {expr}",
             "    elif x.__class__ is bytes:",
@@ -279,10 +313,6 @@ def _compile(schema: Schema, fields: Sequence[_Field], index: dict[str, int], sn
     return fn
 
 
-def _mapped(mapper: Callable[[Any], Any], value: Any) -> Any:
-    return mapper(value) if value is not None else None
-
-
 def _compile_generic(schema: Schema, fields: Sequence[_Field], index: dict[str, int], snapshot: bool = False) -> RowFn:
     """The plain per-column loop: the reference the generated converters are tested against."""
     plan = tuple(
@@ -292,6 +322,7 @@ def _compile_generic(schema: Schema, fields: Sequence[_Field], index: dict[str, 
             f.map_value,
             f.placeholder,
             schema.fields[n].schema if f.inner is not None else None,
+            f.null,
         )
         for n, f in enumerate(fields)
     )
@@ -300,13 +331,13 @@ def _compile_generic(schema: Schema, fields: Sequence[_Field], index: dict[str, 
     def convert(row: Sequence[Any]) -> Struct:
         out: list[Any] = []
         append = out.append
-        for i, conv, mapv, placeholder, cell in plan:
+        for i, conv, mapv, placeholder, cell, null in plan:
             if i < 0:
                 append(None)
                 continue
             v = row[i]
             if v is None:
-                append(None)
+                append(null)
                 continue
             if isinstance(v, str):
                 v = conv(v)
@@ -315,7 +346,7 @@ def _compile_generic(schema: Schema, fields: Sequence[_Field], index: dict[str, 
             else:  # unchanged TOAST marker
                 append(placeholder)
                 continue
-            v = mapv(v) if mapv is not None and v is not None else v
+            v = mapv(v) if mapv is not None else v
             append(v if cell is None else of(cell, (v, True)))
         return of(schema, out)
 

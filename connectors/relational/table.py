@@ -93,6 +93,21 @@ class Column:
     default_expression: str | None = None
     generated: bool = False
     comment: str | None = None
+    #: Debezium's Column.length()/scale() where the connector's driver reports them otherwise than `length`/`scale`
+    #: (PostgreSQL: pgjdbc's sizes, see postgres/jdbc_sizes.py); what column propagation, truncation and hash
+    #: lengths use. None: the same as `length`/`scale`.
+    reported_length: int | None = None
+    reported_scale: int | None = None
+
+    @property
+    def source_length(self) -> int | None:
+        """The length Debezium's column mappers see."""
+        return self.length if self.reported_length is None else self.reported_length
+
+    @property
+    def source_scale(self) -> int | None:
+        """The scale Debezium's column mappers see (None: no scale)."""
+        return self.scale if self.reported_length is None else self.reported_scale
 
     @property
     def type_name(self) -> str:

@@ -13,6 +13,7 @@ geometric), merged here; arrays, enums and domains are resolved around it and de
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from typing import Any, Final
 
 from connect_worker.api.schema import Schema
@@ -76,6 +77,9 @@ class ColumnConverter:
     from_text: TextParser
     from_snapshot_text: TextParser | None = None
     """The parser of values read by the snapshot when it differs from the streamed one (else None)."""
+    rebind: Callable[[Schema], ColumnConverter] | None = None
+    """For struct values (which carry their exact schema): the converter whose values fit another variant of the
+    schema, e.g. one a column mapper added parameters to."""
 
 
 class _Omit:
@@ -136,9 +140,14 @@ def converter_for(column: Column, options: TypeOptions) -> ColumnConverter | Non
             return None
         resolved = binary.unknown_mapping(options)
     default: Any = default_value(column, resolved)
-    schema = resolved.schema.with_(optional=column.optional, default=default)
-    parser = resolved.parser_for(schema)
-    return ColumnConverter(schema, parser, _specials_null(parser) if resolved.snapshot_specials_null else None)
+    mapping = resolved
+
+    def bound(schema: Schema) -> ColumnConverter:
+        parser = mapping.parser_for(schema)
+        specials = _specials_null(parser) if mapping.snapshot_specials_null else None
+        return ColumnConverter(schema, parser, specials, bound if mapping.rebind is not None else None)
+
+    return bound(resolved.schema.with_(optional=column.optional, default=default))
 
 
 _SPECIAL_NUMERICS: Final = frozenset({"NaN", "Infinity", "-Infinity"})

@@ -62,6 +62,8 @@ class ColumnConverter:
     from_text: TextParser
     from_snapshot_text: TextParser | None = None
     """Always None: the copy phase and the stream print values alike."""
+    rebind: None = None
+    """Always None: no Vitess value is a struct whose schema would need re-binding."""
 
 
 def is_binary(column: Column) -> bool:

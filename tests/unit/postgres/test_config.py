@@ -416,6 +416,12 @@ def test_column_mask_key_syntax(key: str, fragment: str) -> None:
     assert message.startswith(f"The '{key}' value is invalid: ") and fragment in message
 
 
+def test_column_mask_of_zero_characters_is_the_empty_string() -> None:
+    """Debezium 3.6.3 accepts column.mask.with.0.chars (MaskStrings with ""); checked on the real connector by the
+    broad differential suite's shaping scenarios."""
+    assert errors(BASE | {"column.mask.with.0.chars": "public.t.c"}) == {}
+
+
 def test_column_mask_values_must_be_regexes() -> None:
     key = "column.mask.with.5.chars"
     assert errors(BASE | {key: "public.t.c", "column.mask.hash.v2.SHA-512.with.salt.a.b": "x.y.z"}) == {}
