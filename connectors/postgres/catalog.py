@@ -1,11 +1,12 @@
 """Reading PostgreSQL's catalog into the relational model (TableId, Table, Column, ColumnType).
 
 Three bulk queries, whatever the number of tables: tables with their columns (attnum order, dropped
-columns skipped, defaults through pg_get_expr, comments), primary keys (in key order), and the closure of
-the column types (array elements, the whole domain chain, enum labels). Values are always passed as query
-parameters. Type modifiers become `length` / `scale` as Debezium's columns carry them (Column's docstring);
-a domain placed directly on a built-in type lends its own modifier to columns of it, a domain over another
-domain does not (postgresql.md §6.5). Unconstrained time/timestamp/interval types report the scale 6 the
+columns skipped, defaults through pg_get_expr, comments), keys (the primary key in key order, else the first
+unique index by name, as Debezium), and the closure of the column types (array elements, the whole domain
+chain, enum labels). Values are always passed as query parameters. Type modifiers become `length` / `scale` as
+Debezium's columns carry them (Column's docstring); a domain without a modifier of its own takes the nearest
+one of its chain (real Debezium 3.6.3 does, where postgresql.md §6.5 says a domain over a domain does not).
+Unconstrained time/timestamp/interval types report the scale 6 the
 PG JDBC driver reports.
 
 Runs on a normal (non-replication) psycopg connection; psycopg errors are classified by SQLSTATE.
@@ -18,22 +19,25 @@ from typing import Any, Final
 
 import psycopg
 
+from connectors.postgres import jdbc_sizes
 from connectors.postgres.errors import from_psycopg
 from connectors.relational.table import Column, ColumnType, Table, TableId
 
-__all__ = ["SYSTEM_SCHEMAS", "length_and_scale", "read_table", "read_tables", "read_type"]
+__all__ = ["SYSTEM_SCHEMAS", "length_and_scale", "read_relation", "read_table", "read_tables", "read_type"]
 
 SYSTEM_SCHEMAS: Final = ("pg_catalog", "information_schema")
 """Always excluded, with every pg_toast* and pg_temp* schema."""
 
 _COLUMNS_SQL: Final = """
 SELECT n.nspname, c.relname, c.oid, c.relreplident, obj_description(c.oid, 'pg_class'),
-       a.attnum, a.attname, a.atttypid, a.atttypmod, a.attnotnull, a.attgenerated,
+       a.attnum, a.attname, a.atttypid, a.atttypmod,
+       a.attnotnull OR (t.typtype = 'd' AND t.typnotnull), a.attgenerated,
        pg_get_expr(d.adbin, d.adrelid), col_description(c.oid, a.attnum)
 FROM pg_catalog.pg_class c
 JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
 LEFT JOIN pg_catalog.pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
 LEFT JOIN pg_catalog.pg_attrdef d ON d.adrelid = c.oid AND d.adnum = a.attnum
+LEFT JOIN pg_catalog.pg_type t ON t.oid = a.atttypid
 WHERE c.relkind IN ('r', 'p')
   AND n.nspname <> ALL(%(system)s)
   AND n.nspname NOT LIKE 'pg\\_toast%%' AND n.nspname NOT LIKE 'pg\\_temp\\_%%'
@@ -41,13 +45,19 @@ WHERE c.relkind IN ('r', 'p')
 ORDER BY n.nspname, c.relname, a.attnum
 """
 
+# The primary key, else the first unique index (by name) made only of columns: Debezium's
+# readPrimaryKeyOrUniqueIndexNames over pgjdbc's getIndexInfo (ordered by index name), whose
+# isTableUniqueIndexIncluded leaves out indexes on expressions. Key columns only (not INCLUDE ones).
 _PRIMARY_KEYS_SQL: Final = """
-SELECT i.indrelid, array_agg(a.attname ORDER BY k.ord)
+SELECT DISTINCT ON (i.indrelid) i.indrelid, array_agg(a.attname ORDER BY k.ord)
 FROM pg_catalog.pg_index i
+JOIN pg_catalog.pg_class ic ON ic.oid = i.indexrelid
 CROSS JOIN LATERAL unnest(i.indkey::int2[]) WITH ORDINALITY AS k(attnum, ord)
-JOIN pg_catalog.pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum
-WHERE i.indisprimary AND i.indrelid = ANY(%(relids)s)
-GROUP BY i.indrelid
+LEFT JOIN pg_catalog.pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum
+WHERE (i.indisprimary OR i.indisunique) AND i.indrelid = ANY(%(relids)s) AND k.ord <= i.indnkeyatts
+GROUP BY i.indrelid, i.indisprimary, ic.relname
+HAVING bool_and(k.attnum > 0) AND (i.indisprimary OR bool_and(i.indexprs IS NULL))
+ORDER BY i.indrelid, i.indisprimary DESC, ic.relname COLLATE "C"
 """
 
 _TYPES_SQL: Final = """
@@ -125,17 +135,33 @@ class _TypeResolver:
         self._built[oid] = built
         return built
 
+    def chain(self, oid: int) -> list[tuple[int, int]]:
+        """(oid, typtypmod) from the type up its domain chain, an array as its element (jdbc_sizes.Chain)."""
+        out: list[tuple[int, int]] = []
+        row = self._rows.get(oid)
+        while row is not None and row.typtype == "d" and all(o != oid for o, _ in out):
+            out.append((oid, row.typmod))
+            oid = row.base
+            row = self._rows.get(oid)
+        if row is not None and row.category == "A" and row.element:
+            oid = row.element
+        out.append((oid, -1))
+        return out
+
     def effective_typmod(self, oid: int, typmod: int) -> int:
-        """The column's modifier, else the modifier of a domain declared directly on a non-domain type."""
+        """The column's modifier, else that of the nearest domain in its chain that declares one (Debezium's
+        PostgresType.getDefaultLength/Scale ask the base type while a domain has no modifier of its own)."""
         if typmod != -1:
             return typmod
         row = self._rows.get(oid)
-        if row is None or row.typtype != "d":
-            return -1
-        base_row = self._rows.get(row.base)
-        if base_row is not None and base_row.typtype == "d":
-            return -1
-        return row.typmod
+        seen: set[int] = set()
+        while row is not None and row.typtype == "d" and oid not in seen:
+            if row.typmod != -1:
+                return row.typmod
+            seen.add(oid)
+            oid = row.base
+            row = self._rows.get(oid)
+        return -1
 
 
 def length_and_scale(column_type: ColumnType, typmod: int) -> tuple[int | None, int | None]:
@@ -229,6 +255,7 @@ def _column(resolver: _TypeResolver, row: Sequence[Any]) -> Column:
     column_type = resolver.get(type_oid)
     effective = resolver.effective_typmod(type_oid, typmod)
     length, scale = length_and_scale(column_type, effective)
+    reported_length, reported_scale = jdbc_sizes.catalog_length_scale(resolver.chain(type_oid), typmod)
     return Column(
         name=name,
         position=attnum,
@@ -240,12 +267,70 @@ def _column(resolver: _TypeResolver, row: Sequence[Any]) -> Column:
         default_expression=default,
         generated=bool(generated),
         comment=comment,
+        reported_length=reported_length,
+        reported_scale=reported_scale,
     )
 
 
 async def read_tables(conn: psycopg.AsyncConnection[Any], include: Callable[[TableId], bool]) -> dict[TableId, Table]:
     """Every ordinary and partitioned table outside the system schemas that `include` accepts."""
     return await _load(conn, "", {}, include)
+
+
+async def read_relation(
+    conn: psycopg.AsyncConnection[Any],
+    table_id: TableId,
+    columns: Sequence[tuple[str, int, int | None]],
+    previous: Table | None,
+) -> Table | None:
+    """A table as a Relation message describes it, as Debezium's PgOutputMessageDecoder builds it: the message's
+    columns with their types and modifiers (so later DDL already in the catalog does not leak into earlier
+    changes), nullability, defaults and comments from the catalog as it is now (a column it no longer has is
+    optional without a default), the key from the catalog restricted to the message's columns (else the known
+    table's). `columns` are (name, type oid, atttypmod or None when the source sends none). None when the table
+    is gone and was never known."""
+    current = await read_table(conn, table_id)
+    base = current or previous
+    if base is None:
+        return None
+    resolver = await _read_types(conn, (oid for _, oid, _ in columns))
+    names = {name for name, _, _ in columns}
+    out = []
+    for position, (name, type_oid, typmod) in enumerate(columns, start=1):
+        known = current.column(name) if current is not None else None
+        sizes: Callable[[jdbc_sizes.Chain, int], tuple[int, int | None]] = jdbc_sizes.relation_length_scale
+        if typmod is None:  # decoderbufs: the catalog's modifier while the type is the same, sized as the catalog's
+            typmod = known.typmod if known is not None and known.type.oid == type_oid else -1
+            sizes = jdbc_sizes.catalog_length_scale
+        column_type = resolver.get(type_oid)
+        length, scale = length_and_scale(column_type, resolver.effective_typmod(type_oid, typmod))
+        reported_length, reported_scale = sizes(resolver.chain(type_oid), typmod)
+        out.append(
+            Column(
+                name=name,
+                position=known.position if known is not None else position,
+                type=column_type,
+                typmod=typmod,
+                length=length,
+                scale=scale,
+                optional=known.optional if known is not None else True,
+                default_expression=known.default_expression if known is not None else None,
+                generated=known.generated if known is not None else False,
+                comment=known.comment if known is not None else None,
+                reported_length=reported_length,
+                reported_scale=reported_scale,
+            )
+        )
+    key = tuple(n for n in (current.primary_key if current is not None else ()) if n in names)
+    if not key and previous is not None:
+        key = tuple(n for n in previous.primary_key if n in names)
+    return Table(
+        id=table_id,
+        columns=tuple(out),
+        primary_key=key,
+        replica_identity=base.replica_identity,
+        comment=base.comment,
+    )
 
 
 async def read_table(conn: psycopg.AsyncConnection[Any], table_id: TableId) -> Table | None:

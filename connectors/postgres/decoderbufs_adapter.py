@@ -337,7 +337,7 @@ class _TableState:
     def __init__(self, relation_id: int, table_id: TableId) -> None:
         self.relation_id = relation_id
         self.table_id = table_id
-        self.signature: tuple[tuple[str, int], ...] | None = None
+        self.signature: tuple[tuple[tuple[str, int], ...], tuple[str, ...]] | None = None
 
 
 class DecoderbufsAdapter:
@@ -404,15 +404,21 @@ class DecoderbufsAdapter:
         if begin is not None:
             self._pending_begin = None
             out.append((lsn, pg.Begin(Lsn(0), begin.commit_time - PG_EPOCH_OFFSET_US, begin.xid)))
-        signature = tuple((d.column_name, d.column_type) for d in datums)
+        # the column types' modifiers (`numeric(8,3)`) come as text, when the plug-in sends them: a change of one
+        # is a new Relation too (its modifier is then read from the catalog)
+        if msg.new_typeinfo:
+            modifiers: tuple[str, ...] = tuple(t.modifier for t in msg.new_typeinfo)
+        else:  # a delete's old tuple comes without them
+            modifiers = state.signature[1] if state.signature is not None else ()
+        signature = (tuple((d.column_name, d.column_type) for d in datums), modifiers)
         relid = state.relation_id
         if signature != state.signature:
             state.signature = signature
             identity = self._identity_columns(table_id) or ()
             columns = []
-            for name, oid in signature:
+            for name, oid in signature[0]:
                 unquoted = unquote_identifier(name)
-                columns.append(pg.Column(1 if unquoted in identity else 0, unquoted, oid, -1))
+                columns.append(pg.Column(1 if unquoted in identity else 0, unquoted, oid, None))
             out.append((lsn, pg.Relation(None, relid, table_id.schema, table_id.table, "d", tuple(columns))))
         op = msg.op
         if op is dbufs.Op.INSERT:

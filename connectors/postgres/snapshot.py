@@ -227,7 +227,7 @@ async def _emit(
     pending: tuple[TableSchema, str, SnapshotSourceTemplate, Any, Any, int, bool, int] | None = None
     estimate = settings.estimate_sizes
     count = 0
-    first_done = False
+    first_table = reads[0][0] if reads else None
     started = time.monotonic()
 
     offer = queue.offer
@@ -237,21 +237,22 @@ async def _emit(
 
     def take(last: bool) -> tuple[SourceRecord, int]:
         """The pending row's record (its offset says whether it is the last of the snapshot)."""
-        nonlocal pending, first_done
+        nonlocal pending
         assert pending is not None
         ts, topic, template, key, value, row_index, last_in_table, size = pending
         pending = None
+        # RelationalSnapshotChangeEventSource.SnapshotMarkerResolver: the snapshot's last record; the first row of
+        # the first table (none when that table is empty); the last row of a table; its first row
         if last:
             mark = "last"
-        elif not first_done:
+        elif row_index == 0 and ts is first_table:
             mark = "first"
-        elif row_index == 0:
-            mark = "first_in_data_collection"
         elif last_in_table:
             mark = "last_in_data_collection"
+        elif row_index == 0:
+            mark = "first_in_data_collection"
         else:
             mark = "true"
-        first_done = True
         now_us = time_ns() // 1000
         if last:
             offset = snapshot_offset(lsn=lsn, tx_id=tx_id, ts_usec=now_us, last=True)

@@ -48,7 +48,7 @@ from connectors.postgres.value_converters import TypeOptions, converter_for
 from connectors.relational import metadata_schemas as md
 from connectors.relational.column_mappers import ColumnMappers
 from connectors.relational.emitter import RecordFactory, context_headers, record_factory
-from connectors.relational.filters import ColumnFilter, MessagePrefixFilter, TableFilter
+from connectors.relational.filters import ColumnFilter, MessagePrefixFilter, RegexList, TableFilter, capture_order
 from connectors.relational.key_mapper import KeyMapper
 from connectors.relational.naming import TopicNamingStrategy, adjusters_from_config
 from connectors.relational.queue import ChangeEventQueue
@@ -376,8 +376,7 @@ class PostgresConnectorTask(SourceTask):
                 await asyncio.sleep(config.snapshot_delay_ms / 1000)
             snap_conn = await self._connect_sql()
             try:
-                order = sorted(self._schemas)
-                included = self._snapshot_tables(order)
+                included = self._snapshot_tables(capture_order(self._schemas, config.table_include_list))
                 self._snapshot_metrics.started([str(t) for t in included])
                 result = await run_snapshot(
                     snap_conn,
@@ -434,8 +433,6 @@ class PostgresConnectorTask(SourceTask):
         wanted = config.snapshot_include_collection_list
         if not wanted:
             return list(order)
-        from connectors.relational.filters import RegexList
-
         patterns = RegexList(",".join(wanted))
         return [t for t in order if patterns.matches(str(t))]
 
@@ -452,16 +449,15 @@ class PostgresConnectorTask(SourceTask):
         if table_id.schema in SYSTEM_SCHEMAS or not self._tables.accepts(table_id):
             return None
         current = self._schemas.get(table_id)
-        names = tuple(c.name for c in relation.columns)
-        if (
-            current is not None
-            and all(current.table.column(n) is not None for n in names)
-            # pgoutput leaves generated columns out, decoderbufs sends them
-            and len(names) in (len([c for c in current.table.columns if not c.generated]), len(current.table.columns))
-        ):
+        if current is not None and _relation_matches(current.table, relation):
             return current
         assert self._sql is not None
-        table = await catalog.read_table(self._sql, table_id)
+        table = await catalog.read_relation(
+            self._sql,
+            table_id,
+            [(c.name, c.type_oid, c.type_modifier) for c in relation.columns],
+            current.table if current is not None else self._tables_by_id.get(table_id),
+        )
         if table is None:
             return None
         self._tables_by_id[table_id] = table
@@ -618,6 +614,23 @@ class PostgresConnectorTask(SourceTask):
 
 def _no_message(prefix: str) -> bool:
     return False
+
+
+def _relation_matches(table: Table, relation: pg.Relation) -> bool:
+    """Whether a Relation message describes the table exactly as known: the same columns in the same order with
+    the same types and type modifiers (an ALTER COLUMN … TYPE numeric(8,3) changes only the modifier). Otherwise
+    the table is rebuilt from the message, as Debezium's PgOutputMessageDecoder does: generated columns, which
+    pgoutput does not send, then leave the streamed schema. decoderbufs' Relations (made by its adapter) carry no
+    modifiers: each is read from the catalog."""
+    columns = relation.columns
+    if len(columns) != len(table.columns):
+        return False
+    for rc, known in zip(columns, table.columns, strict=True):
+        if rc.type_modifier is None:
+            return False
+        if known.name != rc.name or known.type.oid != rc.type_oid or known.typmod != rc.type_modifier:
+            return False
+    return True
 
 
 def _notify(snapshotter: object, hook: str) -> None:

@@ -353,3 +353,18 @@ class MessagePrefixFilter:
         return hit
 
     __call__ = includes
+
+
+def capture_order(tables: Iterable[TableId], include_list: Iterable[str]) -> list[TableId]:
+    """The order Debezium snapshots captured tables in (RelationalSnapshotChangeEventSource
+    .addSignalingCollectionAndSort): for each pattern of `table.include.list` in turn, the tables it matches in
+    `TableId` order, each table once; without an include list, every table in `TableId` order."""
+    ordered = sorted(tables, key=str)
+    patterns = list(dict.fromkeys(include_list))
+    if not patterns:
+        return ordered
+    out: dict[TableId, None] = {}
+    for source in patterns:
+        pattern = java_regex(source, case_insensitive=True)
+        out.update((t, None) for t in ordered if t not in out and pattern.fullmatch(str(t)) is not None)
+    return list(out)

@@ -74,12 +74,13 @@ class Origin:
 
 @dataclass(frozen=True, slots=True)
 class Column:
-    """One column of a Relation message; ``flags`` bit 1 marks the replica identity key."""
+    """One column of a Relation message; ``flags`` bit 1 marks the replica identity key. ``type_modifier`` is
+    atttypmod (-1 for none), or None where the source sends none (decoderbufs)."""
 
     flags: int
     name: str
     type_oid: int
-    type_modifier: int
+    type_modifier: int | None
 
     @property
     def is_key(self) -> bool:

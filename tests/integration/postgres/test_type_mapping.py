@@ -153,7 +153,7 @@ COLUMNS: list[tuple[str, str, list[str], list[Any]]] = [
     ("c_enum", "{schema}.mood", ["'happy'", "'sad'", "NULL"], ["happy", "sad", None]),
     ("c_enum_arr", "{schema}.mood[]", ["'{happy,sad}'", "NULL", "NULL"], [["happy", "sad"], None, None]),
     ("c_domain", "{schema}.amount", ["12.5", "-1", "NULL"], [Decimal("12.50"), Decimal("-1.00"), None]),
-    ("c_domain2", "{schema}.amount2", ["12.5", "NULL", "NULL"], [(1, b"\x7d"), None, None]),
+    ("c_domain2", "{schema}.amount2", ["12.5", "NULL", "NULL"], [Decimal("12.50"), None, None]),
     (
         "c_hstore",
         "hstore",
@@ -280,8 +280,11 @@ async def test_catalog_metadata(conn: psycopg.AsyncConnection[Any], typed_table:
     domain = col("c_domain")
     assert domain.type.name == "amount" and domain.type.base is not None and domain.type.base.name == "numeric"
     assert (domain.length, domain.scale) == (8, 2)
-    domain2 = col("c_domain2")  # a domain over a domain: the base chain is walked, length/scale not inherited
-    assert domain2.type.base is not None and domain2.type.base.name == "numeric" and domain2.length is None
+    # a domain over a domain: the base chain is walked and, as real Debezium 3.6.3 does (the spec says it does
+    # not; the broad differential suite shows it does), the nearest declared length/scale is inherited
+    domain2 = col("c_domain2")
+    assert domain2.type.base is not None and domain2.type.base.name == "numeric"
+    assert (domain2.length, domain2.scale) == (8, 2)
     assert col("c_hstore").type.schema != "pg_catalog" and col("gen").generated
     assert col("gen").default_expression == "(c_int2 * 2)"
 
@@ -312,9 +315,6 @@ async def test_values_through_both_text_routes(conn: psycopg.AsyncConnection[Any
             text_value = selected[row][index]
             value = None if text_value is None else converter.from_text(text_value)
             want = expected[row]
-            if name == "c_domain2" and want is not None:
-                assert isinstance(value, Struct) and value.values == want, name
-                continue
             assert _normalise(value) == _normalise(want), (name, row, text_value)
 
 
