@@ -17,8 +17,16 @@ Back-pressure: when ``max_pending`` undecoded messages wait, the stream stops re
 resumes when the consumer has taken half of them.
 
 Positions are confirmed to the server only through :meth:`ReplicationStream.confirm`: the runtime calls
-it with positions already stored in Kafka. Keepalives that ask for a reply, and a timer every
-``status_interval`` seconds, send a standby status update carrying that confirmed position.
+it with positions already stored in Kafka. A timer every ``status_interval`` seconds sends a standby status
+update carrying that confirmed position as written, flushed and applied.
+
+A keepalive that asks for a reply is answered with written = the keepalive's WAL end (everything sent before it
+has been received) and flushed = applied = 0/0 ("unknown"), as pg_receivewal answers without a synced position.
+The server ignores a flush of 0/0 for the slot, so nothing is confirmed beyond the stored offsets; but a
+walsender at fast shutdown exits only once the client's position equals everything it sent (the flush
+position, or the written one when flush is 0/0), and WAL that carries no captured change (aborted transactions,
+running-xacts records) is never confirmed by offsets. Answering with the confirmed flush kept PostgreSQL's
+shutdown waiting for as long as the worker stayed connected.
 """
 
 from __future__ import annotations
@@ -69,6 +77,7 @@ StreamItem: TypeAlias = tuple[Lsn, M]
 
 _DIAG_SQLSTATE: Final = pq.DiagnosticField.SQLSTATE
 _DIAG_MESSAGE: Final = pq.DiagnosticField.MESSAGE_PRIMARY
+_NO_POSITION: Final = Lsn(0)  # InvalidXLogRecPtr: "no position" in a standby status update
 
 
 @dataclass(slots=True)
@@ -173,6 +182,7 @@ class ReplicationStream(Generic[M]):
         self._reading = False
         self._writing = False
         self._status_wanted = False
+        self._reply_to: Lsn | None = None
         self._copy_active = True
         self._flushed = Lsn.ZERO
         self._server_wal_end = 0
@@ -394,6 +404,7 @@ class ReplicationStream(Generic[M]):
                         self._server_wal_end = keepalive.wal_end.value
                     if keepalive.reply_requested:
                         stats.keepalive_replies += 1
+                        self._reply_to = keepalive.wal_end
                         self._send_status()
                         if self._state is not _State.STREAMING:
                             break
@@ -472,8 +483,11 @@ class ReplicationStream(Generic[M]):
             self._arm_timer()
 
     def _status_message(self) -> bytes:
-        flushed = self._flushed
         now = unix_us_to_pg_time(int(self._clock() * 1_000_000))
+        reply_to, self._reply_to = self._reply_to, None
+        if reply_to is not None:  # the answer to a keepalive (see the module docstring)
+            return encode_standby_status_update(reply_to, _NO_POSITION, _NO_POSITION, now)
+        flushed = self._flushed
         return encode_standby_status_update(flushed, flushed, flushed, now)
 
     def _send_status(self) -> None:

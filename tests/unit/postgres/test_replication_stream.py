@@ -199,7 +199,10 @@ async def test_back_pressure_stops_reading_and_resumes_from_libpq_buffer(pgconn:
     await stream.stop()
 
 
-async def test_keepalive_reply_carries_the_confirmed_position(pgconn: FakePGconn) -> None:
+async def test_keepalive_reply_reports_the_wal_end_written_and_no_flush(pgconn: FakePGconn) -> None:
+    """Issue 14, item 6: the answer to a reply-requested keepalive is written = its WAL end, flushed = applied =
+    0/0 (PostgreSQL ignores a 0/0 flush for the slot, and a walsender at fast shutdown then compares the written
+    position with what it sent); the timer's updates keep carrying the confirmed position."""
     stream = make_stream(pgconn)
     stream.confirm(Lsn(0x1234))
     pgconn.sent.clear()
@@ -208,6 +211,9 @@ async def test_keepalive_reply_carries_the_confirmed_position(pgconn: FakePGconn
     assert stream.stats.keepalives_received == 2 and stream.stats.keepalive_replies == 1
     assert len(pgconn.sent) == 1
     kind, written, flushed, applied, _, reply = struct.unpack("!cQQQqB", pgconn.sent[0])
+    assert (kind, written, flushed, applied, reply) == (b"r", 0x9999, 0, 0, 0)
+    stream.send_status_update()
+    kind, written, flushed, applied, _, reply = struct.unpack("!cQQQqB", pgconn.sent[1])
     assert (kind, written, flushed, applied, reply) == (b"r", 0x1234, 0x1234, 0x1234, 0)
     assert stream.server_wal_end == Lsn(0x9999)
     await stream.stop()
