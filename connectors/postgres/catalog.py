@@ -177,8 +177,10 @@ def length_and_scale(column_type: ColumnType, typmod: int) -> tuple[int | None, 
         if typmod < _VARHDRSZ:
             return None, None
         packed = typmod - _VARHDRSZ
-        scale = ((packed & 0x7FF) ^ 1024) - 1024
-        return (packed >> 16) & 0xFFFF, scale
+        # pgjdbc reads the scale as the low 16 bits, unsigned: PostgreSQL 15's negative scales (11-bit two's
+        # complement) come out as 2048 - |s| (numeric(5,-2) has scale 2046), and Debezium's Decimal carries that
+        # scale (the value itself stays exact: 12300 is 12300 x 10^2046 / 10^2046)
+        return (packed >> 16) & 0xFFFF, packed & 0xFFFF
     if name in ("bit", "varbit"):
         return (typmod if typmod >= 0 else (1 if name == "bit" else None)), None
     if name in _TEMPORAL_WITH_PRECISION:
@@ -255,7 +257,9 @@ def _column(resolver: _TypeResolver, row: Sequence[Any]) -> Column:
     column_type = resolver.get(type_oid)
     effective = resolver.effective_typmod(type_oid, typmod)
     length, scale = length_and_scale(column_type, effective)
-    reported_length, reported_scale = jdbc_sizes.catalog_length_scale(resolver.chain(type_oid), typmod)
+    reported_length, reported_scale = jdbc_sizes.catalog_length_scale(
+        resolver.chain(type_oid), typmod, array=column_type.category == "A"
+    )
     return Column(
         name=name,
         position=attnum,
@@ -269,7 +273,18 @@ def _column(resolver: _TypeResolver, row: Sequence[Any]) -> Column:
         comment=comment,
         reported_length=reported_length,
         reported_scale=reported_scale,
+        reported_type_name=_serial_name(column_type, default),
     )
+
+
+_SERIALS: Final = {"int4": "serial", "int8": "bigserial", "int2": "smallserial"}
+
+
+def _serial_name(column_type: ColumnType, default: str | None) -> str | None:
+    """pgjdbc's getColumns names an integer column whose default calls nextval() serial/bigserial/smallserial."""
+    if default is None or "nextval(" not in default or column_type.schema != "pg_catalog":
+        return None
+    return _SERIALS.get(column_type.name)
 
 
 async def read_tables(conn: psycopg.AsyncConnection[Any], include: Callable[[TableId], bool]) -> dict[TableId, Table]:
@@ -280,31 +295,42 @@ async def read_tables(conn: psycopg.AsyncConnection[Any], include: Callable[[Tab
 async def read_relation(
     conn: psycopg.AsyncConnection[Any],
     table_id: TableId,
-    columns: Sequence[tuple[str, int, int | None]],
+    columns: Sequence[tuple[str, int, int | None, bool | None, str | None]],
     previous: Table | None,
 ) -> Table | None:
     """A table as a Relation message describes it, as Debezium's PgOutputMessageDecoder builds it: the message's
     columns with their types and modifiers (so later DDL already in the catalog does not leak into earlier
     changes), nullability, defaults and comments from the catalog as it is now (a column it no longer has is
     optional without a default), the key from the catalog restricted to the message's columns (else the known
-    table's). `columns` are (name, type oid, atttypmod or None when the source sends none). None when the table
+    table's). `columns` are (name, type oid, atttypmod or None when the source sends none, nullability or None when
+    the source does not say). None when the table
     is gone and was never known."""
     current = await read_table(conn, table_id)
     base = current or previous
     if base is None:
         return None
-    resolver = await _read_types(conn, (oid for _, oid, _ in columns))
-    names = {name for name, _, _ in columns}
+    resolver = await _read_types(conn, (c[1] for c in columns))
+    names = {c[0] for c in columns}
     out = []
-    for position, (name, type_oid, typmod) in enumerate(columns, start=1):
+    for position, (name, type_oid, typmod, optional, type_text) in enumerate(columns, start=1):
         known = current.column(name) if current is not None else None
-        sizes: Callable[[jdbc_sizes.Chain, int], tuple[int, int | None]] = jdbc_sizes.relation_length_scale
-        if typmod is None:  # decoderbufs: the catalog's modifier while the type is the same, sized as the catalog's
-            typmod = known.typmod if known is not None and known.type.oid == type_oid else -1
-            sizes = jdbc_sizes.catalog_length_scale
         column_type = resolver.get(type_oid)
+        chain = resolver.chain(type_oid)
+        reported: tuple[int, int | None]
+        from_catalog = typmod is None
+        if typmod is None:  # decoderbufs: the catalog's modifier while the type is the same
+            typmod = known.typmod if known is not None and known.type.oid == type_oid else -1
+            if type_text is not None:  # sized from its type text, as PostgresChangeRecordEmitter does
+                reported = jdbc_sizes.typeinfo_length_scale(chain, type_text)
+            else:
+                reported = jdbc_sizes.catalog_length_scale(chain, typmod, array=column_type.category == "A")
+        else:
+            reported = jdbc_sizes.relation_length_scale(chain, typmod)
+        reported_length, reported_scale = reported
         length, scale = length_and_scale(column_type, resolver.effective_typmod(type_oid, typmod))
-        reported_length, reported_scale = sizes(resolver.chain(type_oid), typmod)
+        if type_text is not None and column_type.resolved.name == "numeric" and column_type.category != "A":
+            # decoderbufs' numeric(p, s) text: Debezium's Decimal takes p and s as written (a negative s included)
+            length, scale = (length, scale) if typmod < 0 else (reported_length, reported_scale)
         out.append(
             Column(
                 name=name,
@@ -313,14 +339,17 @@ async def read_relation(
                 typmod=typmod,
                 length=length,
                 scale=scale,
-                optional=known.optional if known is not None else True,
+                optional=optional if optional is not None else known.optional if known is not None else True,
                 default_expression=known.default_expression if known is not None else None,
                 generated=known.generated if known is not None else False,
                 comment=known.comment if known is not None else None,
                 reported_length=reported_length,
                 reported_scale=reported_scale,
+                reported_type_name=known.reported_type_name if from_catalog and type_text is None and known else None,
             )
         )
+    if previous is not None and all(c[4] is not None for c in columns) and not _typeinfo_changed(previous, out):
+        return previous  # decoderbufs: Debezium keeps its table while the message agrees with it
     key = tuple(n for n in (current.primary_key if current is not None else ()) if n in names)
     if not key and previous is not None:
         key = tuple(n for n in previous.primary_key if n in names)
@@ -331,6 +360,20 @@ async def read_relation(
         replica_identity=base.replica_identity,
         comment=base.comment,
     )
+
+
+def _typeinfo_changed(known: Table, columns: Sequence[Column]) -> bool:
+    """PostgresChangeRecordEmitter.schemaChanged for decoderbufs: other columns, or a column whose type, length,
+    scale or nullability (as decoderbufs' type info gives them) differs from the known table's."""
+    if len(columns) != len(known.columns):
+        return True
+    for c in columns:
+        k = known.column(c.name)
+        if k is None or k.type.oid != c.type.oid or k.optional != c.optional:
+            return True
+        if (k.source_length, k.source_scale or 0) != (c.source_length, c.source_scale or 0):
+            return True
+    return False
 
 
 async def read_table(conn: psycopg.AsyncConnection[Any], table_id: TableId) -> Table | None:

@@ -337,7 +337,7 @@ class _TableState:
     def __init__(self, relation_id: int, table_id: TableId) -> None:
         self.relation_id = relation_id
         self.table_id = table_id
-        self.signature: tuple[tuple[tuple[str, int], ...], tuple[str, ...]] | None = None
+        self.signature: tuple[tuple[tuple[str, int], ...], tuple[tuple[str, bool], ...]] | None = None
 
 
 class DecoderbufsAdapter:
@@ -407,18 +407,21 @@ class DecoderbufsAdapter:
         # the column types' modifiers (`numeric(8,3)`) come as text, when the plug-in sends them: a change of one
         # is a new Relation too (its modifier is then read from the catalog)
         if msg.new_typeinfo:
-            modifiers: tuple[str, ...] = tuple(t.modifier for t in msg.new_typeinfo)
+            typeinfo: tuple[tuple[str, bool], ...] = tuple((t.modifier, t.value_optional) for t in msg.new_typeinfo)
         else:  # a delete's old tuple comes without them
-            modifiers = state.signature[1] if state.signature is not None else ()
-        signature = (tuple((d.column_name, d.column_type) for d in datums), modifiers)
+            typeinfo = state.signature[1] if state.signature is not None else ()
+        signature = (tuple((d.column_name, d.column_type) for d in datums), typeinfo)
         relid = state.relation_id
         if signature != state.signature:
             state.signature = signature
             identity = self._identity_columns(table_id) or ()
             columns = []
-            for name, oid in signature[0]:
+            for i, (name, oid) in enumerate(signature[0]):
                 unquoted = unquote_identifier(name)
-                columns.append(pg.Column(1 if unquoted in identity else 0, unquoted, oid, None))
+                # Debezium takes decoderbufs' word for nullability and the type modifiers
+                type_text, optional = typeinfo[i] if i < len(typeinfo) else (None, None)
+                flags = 1 if unquoted in identity else 0
+                columns.append(pg.Column(flags, unquoted, oid, None, optional, type_text))
             out.append((lsn, pg.Relation(None, relid, table_id.schema, table_id.table, "d", tuple(columns))))
         op = msg.op
         if op is dbufs.Op.INSERT:

@@ -16,6 +16,7 @@ Pure functions over type oids and modifiers; the catalog supplies the domain cha
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Final
 
@@ -126,16 +127,49 @@ def default_scale(chain: Chain) -> int:
     return scale(oid, modifiers)
 
 
-def catalog_length_scale(chain: Chain, typmod: int) -> tuple[int, int | None]:
+def catalog_length_scale(chain: Chain, typmod: int, *, array: bool = False) -> tuple[int, int | None]:
     """(COLUMN_SIZE, DECIMAL_DIGITS or None) of a column read from the catalog (getColumns; domains by their
-    PostgresType, as Debezium's PostgresConnection overrides them)."""
+    PostgresType, as Debezium's PostgresConnection overrides them). `array`: the column is an array of chain[0]
+    (its JDBC type is ARRAY, not NUMERIC, whatever the element)."""
     oid = chain[0][0]
     if len(chain) > 1:  # a domain
         return default_length(chain), default_scale(chain)
+    numeric = oid == NUMERIC and not array
     size = precision(oid, typmod)
-    if size == 0 and oid != NUMERIC:
+    if size == 0 and not numeric:
         size = display_size(oid, typmod)
-    return _java_int(size), (None if oid == NUMERIC and typmod == -1 else scale(oid, typmod))
+    return _java_int(size), (None if numeric and typmod == -1 else scale(oid, typmod))
+
+
+_TYPE_TEXT: Final = re.compile(r"^(?:[^.(]+\.)?[^(\[]+(?:\((?P<mod>.+)\))?.*?(?:\[\])?$")
+
+
+def text_modifiers(type_text: str) -> list[str]:
+    """The modifiers of a type's text (`numeric(12,3)` → ["12", "3"]), as TypeMetadataImpl.parseModifiers."""
+    m = _TYPE_TEXT.match(type_text)
+    return [] if m is None or m.group("mod") is None else re.split(r"\s*,\s*", m.group("mod"))
+
+
+def _java_int_or_none(text: str) -> int | None:
+    body = text[1:] if text[:1] in "+-" else text
+    if not body.isascii() or not body.isdigit() or not -(2**31) <= int(text) < 2**31:
+        return None
+    return int(text)
+
+
+def typeinfo_length_scale(chain: Chain, type_text: str) -> tuple[int, int]:
+    """(length, scale) of a column decoderbufs describes by its type text (TypeMetadataImpl): the type's defaults,
+    the first modifier as the length (through getPrecision/getScale for temporal types), the second as the scale."""
+    oid = chain[0][0]
+    size, digits = default_length(chain), default_scale(chain)
+    mods = text_modifiers(type_text)
+    first = _java_int_or_none(mods[0]) if mods else None
+    if first is not None and oid in (TIMESTAMP, TIMESTAMPTZ, TIME, TIMETZ, INTERVAL):
+        size, digits = _java_int(precision(oid, first)), scale(oid, first)
+    elif first is not None:
+        size = first
+    second = _java_int_or_none(mods[1]) if len(mods) > 1 else None
+    return size, (digits if second is None else second)
 
 
 def relation_length_scale(chain: Chain, typmod: int) -> tuple[int, int]:

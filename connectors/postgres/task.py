@@ -132,7 +132,7 @@ class PostgresConnectorTask(SourceTask):
         self._naming = TopicNamingStrategy.from_config(raw)
         schema_adjust, field_adjust = adjusters_from_config(raw)
         self._type_options = TypeOptions(
-            time_precision_mode=config.time_precision_mode.value,  # type: ignore[arg-type]
+            time_precision_mode=config.time_precision_mode.value,
             decimal_handling_mode=config.decimal_handling_mode.value,
             hstore_handling_mode=config.hstore_handling_mode.value,
             interval_handling_mode=config.interval_handling_mode.value,
@@ -448,19 +448,24 @@ class PostgresConnectorTask(SourceTask):
     async def _schema_for(self, table_id: TableId, relation: pg.Relation) -> TableSchema | None:
         if table_id.schema in SYSTEM_SCHEMAS or not self._tables.accepts(table_id):
             return None
+        # Every Relation message describes the table anew, as in Debezium's PgOutputMessageDecoder: the message's
+        # columns, types and modifiers (DDL already in the catalog but later in the WAL does not leak into earlier
+        # changes; generated columns, which pgoutput leaves out, leave the streamed schema), the rest from the
+        # catalog. pgoutput sends one per table and connection and after DDL; the decoderbufs adapter one when
+        # the columns or their type texts change.
         current = self._schemas.get(table_id)
-        if current is not None and _relation_matches(current.table, relation):
-            return current
         assert self._sql is not None
         table = await catalog.read_relation(
             self._sql,
             table_id,
-            [(c.name, c.type_oid, c.type_modifier) for c in relation.columns],
+            [(c.name, c.type_oid, c.type_modifier, c.optional, c.type_text) for c in relation.columns],
             current.table if current is not None else self._tables_by_id.get(table_id),
         )
         if table is None:
             return None
         self._tables_by_id[table_id] = table
+        if current is not None and current.table == table:
+            return current
         schema = TableSchema(table, self._builder)
         self._schemas[table_id] = schema
         log.info("schema of %s refreshed (%d columns)", table_id, len(table.columns))
@@ -614,23 +619,6 @@ class PostgresConnectorTask(SourceTask):
 
 def _no_message(prefix: str) -> bool:
     return False
-
-
-def _relation_matches(table: Table, relation: pg.Relation) -> bool:
-    """Whether a Relation message describes the table exactly as known: the same columns in the same order with
-    the same types and type modifiers (an ALTER COLUMN … TYPE numeric(8,3) changes only the modifier). Otherwise
-    the table is rebuilt from the message, as Debezium's PgOutputMessageDecoder does: generated columns, which
-    pgoutput does not send, then leave the streamed schema. decoderbufs' Relations (made by its adapter) carry no
-    modifiers: each is read from the catalog."""
-    columns = relation.columns
-    if len(columns) != len(table.columns):
-        return False
-    for rc, known in zip(columns, table.columns, strict=True):
-        if rc.type_modifier is None:
-            return False
-        if known.name != rc.name or known.type.oid != rc.type_oid or known.typmod != rc.type_modifier:
-            return False
-    return True
 
 
 def _notify(snapshotter: object, hook: str) -> None:

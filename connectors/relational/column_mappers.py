@@ -269,7 +269,7 @@ class ColumnMappers:
 
     def _build(self, table_id: TableId, column: Column) -> ColumnMapper | None:
         by_name = f"{table_id}.{column.name}"
-        by_type = f"{table_id}.{column.type.name}"
+        by_type = f"{table_id}.{column.reported_type_name or column.type.name}"
         for rule in self._rules:
             if rule.patterns.matches(by_type if rule.by_datatype else by_name):
                 return self._create(rule, column)

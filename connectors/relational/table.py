@@ -98,6 +98,9 @@ class Column:
     #: lengths use. None: the same as `length`/`scale`.
     reported_length: int | None = None
     reported_scale: int | None = None
+    #: the type name Debezium's Column.typeName() gives where it is not the type's own (pgjdbc reports an int4
+    #: column whose default calls nextval() as `serial`); None: `type.name`
+    reported_type_name: str | None = None
 
     @property
     def source_length(self) -> int | None:
@@ -112,7 +115,7 @@ class Column:
     @property
     def type_name(self) -> str:
         """The name column.propagate / datatype.propagate match and report (upper case, e.g. VARCHAR)."""
-        return self.type.name.upper()
+        return (self.reported_type_name or self.type.name).upper()
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

@@ -13,6 +13,42 @@ from connect_worker.api.schema import Schema, Type, date_schema, time_schema, ti
 MICROS_PER_SECOND: Final = 1_000_000
 MICROS_PER_DAY: Final = 86_400 * MICROS_PER_SECOND
 MILLIS_PER_DAY: Final = 86_400_000
+NANOS_PER_DAY: Final = 86_400_000_000_000
+LONG_MAX: Final = 2**63 - 1
+LONG_MIN: Final = -(2**63)
+
+
+def wrap_long(value: int) -> int:
+    """A Java long addition's result: the low 64 bits, signed."""
+    return (value + 2**63) % 2**64 - 2**63
+
+
+def epoch_micros(micros: int) -> int:
+    """Conversions.toEpochMicros of an instant `micros` µs from the epoch, as Java computes it: the seconds
+    (floor) through TimeUnit.SECONDS.toMicros, which saturates past ±9223372036854 s, then a wrapping long
+    addition of the µs within the second. Exact within the int64 range; past it (PostgreSQL timestamps reach
+    294276 AD) the value Debezium writes, never a number an int64 field cannot hold."""
+    seconds, within = divmod(micros, MICROS_PER_SECOND)
+    if seconds > 9_223_372_036_854:
+        whole = LONG_MAX
+    elif seconds < -9_223_372_036_854:
+        whole = LONG_MIN
+    else:
+        whole = seconds * MICROS_PER_SECOND
+    return wrap_long(whole + within)
+
+
+def epoch_nanos(micros: int) -> int | None:
+    """NanoTimestamp.toEpochNanos: epoch day x ns per day and the ns of the day with Java's exact arithmetic;
+    None where Java's multiplyExact/addExact overflow (before 1677-09-22, after 2262-04-11 23:47:16.854775807),
+    which Debezium logs and turns into a null."""
+    day, tod = divmod(micros, MICROS_PER_DAY)
+    product = day * NANOS_PER_DAY
+    if not LONG_MIN <= product <= LONG_MAX:
+        return None
+    total = product + tod * 1000
+    return total if LONG_MIN <= total <= LONG_MAX else None
+
 
 DATE_SCHEMA: Final = Schema(Type.INT32, name="io.debezium.time.Date", version=1)
 TIME_SCHEMA: Final = Schema(Type.INT32, name="io.debezium.time.Time", version=1)
@@ -21,6 +57,11 @@ TIMESTAMP_SCHEMA: Final = Schema(Type.INT64, name="io.debezium.time.Timestamp", 
 MICRO_TIMESTAMP_SCHEMA: Final = Schema(Type.INT64, name="io.debezium.time.MicroTimestamp", version=1)
 ZONED_TIMESTAMP_SCHEMA: Final = Schema(Type.STRING, name="io.debezium.time.ZonedTimestamp", version=1)
 ZONED_TIME_SCHEMA: Final = Schema(Type.STRING, name="io.debezium.time.ZonedTime", version=1)
+NANO_TIME_SCHEMA: Final = Schema(Type.INT64, name="io.debezium.time.NanoTime", version=1)
+NANO_TIMESTAMP_SCHEMA: Final = Schema(Type.INT64, name="io.debezium.time.NanoTimestamp", version=1)
+ISO_DATE_SCHEMA: Final = Schema(Type.STRING, name="io.debezium.time.IsoDate", version=1)
+ISO_TIME_SCHEMA: Final = Schema(Type.STRING, name="io.debezium.time.IsoTime", version=1)
+ISO_TIMESTAMP_SCHEMA: Final = Schema(Type.STRING, name="io.debezium.time.IsoTimestamp", version=1)
 CONNECT_DATE_SCHEMA: Final = date_schema()
 CONNECT_TIME_SCHEMA: Final = time_schema()
 CONNECT_TIMESTAMP_SCHEMA: Final = timestamp_schema()

@@ -81,6 +81,10 @@ class Column:
     name: str
     type_oid: int
     type_modifier: int | None
+    #: whether the column may be NULL, where the source says (decoderbufs' typeinfo); None: ask the catalog
+    optional: bool | None = None
+    #: the type with its modifiers as text (`numeric(5,-2)`), where the source sends it (decoderbufs' typeinfo)
+    type_text: str | None = None
 
     @property
     def is_key(self) -> bool:

@@ -15,7 +15,9 @@ from connect_worker.api.errors import DataError
 from connect_worker.api.schema import Schema
 from connectors.relational.table import ColumnType
 
-TimePrecisionMode: TypeAlias = Literal["adaptive", "adaptive_time_microseconds", "connect"]
+TimePrecisionMode: TypeAlias = Literal[
+    "adaptive", "adaptive_time_microseconds", "connect", "isostring", "microseconds", "nanoseconds"
+]
 DecimalHandlingMode: TypeAlias = Literal["precise", "double", "string"]
 HstoreHandlingMode: TypeAlias = Literal["json", "map"]
 IntervalHandlingMode: TypeAlias = Literal["numeric", "string"]

@@ -4,13 +4,16 @@ The text is PostgreSQL's default IntervalStyle `postgres` (`1 year 2 mons 3 days
 `-1 days +02:00:00`, `-1 years -2 mons +3 days -04:05:06`), read the way the PG JDBC driver's PGInterval
 reads it: alternating `<number> <unit>` tokens, an `[-]H:MM[:SS.ffffff]` clock token whose sign applies to
 hours, minutes and seconds; `@ … ago` (postgres_verbose) is accepted too. Debezium then computes
-`MicroDuration.durationMicros` in double precision with 365.25/12 days per month and truncates to long.
+`MicroDuration.durationMicros` in double precision with 365.25/12 days per month and casts it to long, which
+saturates. (pgjdbc refuses clock hours beyond int32, ~245,000 years, and Debezium fails the task; here they
+convert like any other interval.)
 """
 
 from __future__ import annotations
 
 import math
 from decimal import ROUND_DOWN, Decimal
+from fractions import Fraction
 from typing import Final, NamedTuple
 
 from connect_worker.api.javacompat import java_double_to_string
@@ -20,7 +23,10 @@ from connectors.postgres.value_converters._base import Factory, Mapping, TypeOpt
 MICRO_DURATION_SCHEMA: Final = Schema(Type.INT64, name="io.debezium.time.MicroDuration", version=1)
 INTERVAL_SCHEMA: Final = Schema(Type.STRING, name="io.debezium.time.Interval", version=1)
 DAYS_PER_MONTH_AVG: Final = 365.25 / 12.0
-_MICRO: Final = Decimal("0.000001")
+_NANO: Final = Decimal("0.000000001")
+_LONG_MAX: Final = 2**63 - 1
+_LONG_MIN: Final = -(2**63)
+_TWO_63: Final = float(2**63)
 
 
 class IntervalParts(NamedTuple):
@@ -33,10 +39,28 @@ class IntervalParts(NamedTuple):
 
 
 def _java_seconds(value: float) -> float:
-    """PGInterval keeps whole seconds and rounded microseconds; getSeconds() adds them back as a double."""
-    whole = int(value)
-    micros = math.floor((value - whole) * 1_000_000 + 0.5)
-    return whole + micros / 1_000_000
+    """PGInterval.setSeconds then getSeconds: the µs rounded once (Math.round, exactly floor(x + 1/2)), split
+    into whole seconds and µs with Java's truncating division, added back as a double."""
+    micros = value * 1_000_000
+    if math.isnan(micros):
+        total = 0
+    elif math.isinf(micros):
+        total = _LONG_MAX if micros > 0 else _LONG_MIN
+    else:
+        total = max(_LONG_MIN, min(_LONG_MAX, math.floor(Fraction(micros) + Fraction(1, 2))))
+    whole = abs(total) // 1_000_000 * (1 if total >= 0 else -1)
+    return float(whole) + float(total - whole * 1_000_000) / 1_000_000.0
+
+
+def java_long(value: float) -> int:
+    """Java's `(long)` cast of a double: truncation toward zero, saturation at the long range, NaN to 0."""
+    if value != value:
+        return 0
+    if value >= _TWO_63:
+        return _LONG_MAX
+    if value <= -_TWO_63:
+        return _LONG_MIN
+    return int(value)
 
 
 def parse_interval(text: str) -> IntervalParts:
@@ -82,10 +106,11 @@ def parse_interval(text: str) -> IntervalParts:
 
 
 def duration_micros(parts: IntervalParts) -> int:
-    """MicroDuration.durationMicros, truncated to a long as Debezium does."""
-    days = (parts.years * 12 + parts.months) * DAYS_PER_MONTH_AVG + parts.days
+    """MicroDuration.durationMicros: int months, then double arithmetic left to right, then Java's `(long)` cast,
+    which saturates: '-178000000 years' is Long.MIN_VALUE, never a number an int64 field cannot hold."""
+    days = float(parts.years * 12 + parts.months) * DAYS_PER_MONTH_AVG + float(parts.days)
     seconds = ((days * 24 + parts.hours) * 60 + parts.minutes) * 60 + parts.seconds
-    return int(seconds * 1e6)
+    return java_long(seconds * 1e6 + 0)
 
 
 def iso_string(parts: IntervalParts) -> str:
@@ -93,8 +118,8 @@ def iso_string(parts: IntervalParts) -> str:
     seconds = Decimal(java_double_to_string(parts.seconds))
     exponent = seconds.as_tuple().exponent
     assert isinstance(exponent, int)
-    if -exponent > 6:
-        seconds = seconds.quantize(_MICRO, rounding=ROUND_DOWN)
+    if -exponent > 9:  # setScale(9, DOWN)
+        seconds = seconds.quantize(_NANO, rounding=ROUND_DOWN)
     text = "0" if seconds.is_zero() else format(seconds.normalize(), "f")
     return f"P{parts.years}Y{parts.months}M{parts.days}DT{parts.hours}H{parts.minutes}M{text}S"
 

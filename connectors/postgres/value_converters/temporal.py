@@ -18,10 +18,17 @@ from connectors.relational.temporal import (
     CONNECT_TIME_SCHEMA,
     CONNECT_TIMESTAMP_SCHEMA,
     DATE_SCHEMA,
+    ISO_DATE_SCHEMA,
+    ISO_TIME_SCHEMA,
+    ISO_TIMESTAMP_SCHEMA,
+    LONG_MAX,
+    LONG_MIN,
     MICRO_TIME_SCHEMA,
     MICRO_TIMESTAMP_SCHEMA,
     MICROS_PER_DAY,
     MICROS_PER_SECOND,
+    NANO_TIME_SCHEMA,
+    NANO_TIMESTAMP_SCHEMA,
     TIME_SCHEMA,
     TIMESTAMP_SCHEMA,
     ZONED_TIME_SCHEMA,
@@ -31,6 +38,8 @@ from connectors.relational.temporal import (
     connect_time,
     connect_timestamp,
     days_from_civil,
+    epoch_micros,
+    epoch_nanos,
 )
 
 # PostgreSQL's ±infinity as the PG JDBC driver (and so Debezium) represents them.
@@ -186,6 +195,12 @@ def format_zoned_timestamp(utc_micros: int, width: int | None) -> str:
     return f"{_iso_year(year)}-{month:02d}-{day:02d}T{hour:02d}:{minute:02d}:{second:02d}{_fraction(micros, width)}Z"
 
 
+def format_iso_date(days: int) -> str:
+    """IsoDate.toIsoString: ISO_OFFSET_DATE at UTC, `2024-02-29Z`, `+10000-01-01Z`, `-4712-01-01Z` (year 0 is 1 BC)."""
+    year, month, day = civil_from_days(days)
+    return f"{_iso_year(year)}-{month:02d}-{day:02d}Z"
+
+
 def format_zoned_time(micros_of_day: int) -> str:
     """ISO_OFFSET_TIME of a UTC time: `HH:MM:SS[.f]Z`, fraction without trailing zeros."""
     seconds, micros = divmod(micros_of_day, MICROS_PER_SECOND)
@@ -195,14 +210,13 @@ def format_zoned_time(micros_of_day: int) -> str:
 
 
 def parse_timetz(text: str) -> str:
-    """A TIMETZ's text → ZonedTime string in UTC (`24:00:00+00` stays the end-of-day boundary)."""
+    """A TIMETZ's text → ZonedTime string in UTC. Hour 24 is the next midnight with the day dropped, as Java's
+    OffsetTime parsing resolves it: `24:00:00+00` is `00:00:00Z`."""
     try:
         clock, offset = _split_time_offset(text)
         local = parse_time_micros(clock)
     except (ValueError, IndexError):
         raise bad_value("timetz", text) from None
-    if local == MICROS_PER_DAY and offset == 0:
-        return "24:00:00Z"
     return format_zoned_time((local - offset * MICROS_PER_SECOND) % MICROS_PER_DAY)
 
 
@@ -212,26 +226,48 @@ def time_precision(spec: TypeSpec) -> int:
 
 
 def _date(spec: TypeSpec, options: TypeOptions) -> Mapping:
-    if options.time_precision_mode == "connect":
+    mode = options.time_precision_mode
+    if mode == "connect":
         return Mapping(CONNECT_DATE_SCHEMA, lambda text: connect_date(parse_date_days(text)))
+    if mode == "isostring":
+        return Mapping(ISO_DATE_SCHEMA, lambda text: format_iso_date(parse_date_days(text)))
     return Mapping(DATE_SCHEMA, parse_date_days)
 
 
 def _time(spec: TypeSpec, options: TypeOptions) -> Mapping:
+    """JdbcValueConverters.convertTime by time.precision.mode (the precision matters in `adaptive` only)."""
     mode = options.time_precision_mode
     if mode == "connect":
         return Mapping(CONNECT_TIME_SCHEMA, lambda text: connect_time(parse_time_micros(text)))
+    if mode == "isostring":  # LocalTime.MIDNIGHT plus the duration: 24:00:00 is 00:00:00Z
+        return Mapping(ISO_TIME_SCHEMA, lambda text: format_zoned_time(parse_time_micros(text) % MICROS_PER_DAY))
+    if mode == "nanoseconds":
+        return Mapping(NANO_TIME_SCHEMA, lambda text: parse_time_micros(text) * 1000)
     if mode == "adaptive" and time_precision(spec) <= 3:
         return Mapping(TIME_SCHEMA, lambda text: parse_time_micros(text) // 1000)
     return Mapping(MICRO_TIME_SCHEMA, parse_time_micros)
 
 
+def _nano_timestamp(text: str) -> int | None:
+    if text == "infinity":
+        return LONG_MAX
+    if text == "-infinity":
+        return LONG_MIN
+    return epoch_nanos(parse_timestamp_micros(text))
+
+
 def _timestamp(spec: TypeSpec, options: TypeOptions) -> Mapping:
-    if options.time_precision_mode == "connect":
+    """JdbcValueConverters.convertTimestamp by time.precision.mode; ±infinity are pgjdbc's sentinels (read as µs)."""
+    mode = options.time_precision_mode
+    if mode == "connect":
         return Mapping(CONNECT_TIMESTAMP_SCHEMA, lambda text: connect_timestamp(parse_timestamp_micros(text)))
-    if time_precision(spec) <= 3:
+    if mode == "isostring":
+        return Mapping(ISO_TIMESTAMP_SCHEMA, lambda text: format_zoned_timestamp(parse_timestamp_micros(text), None))
+    if mode == "nanoseconds":
+        return Mapping(NANO_TIMESTAMP_SCHEMA, _nano_timestamp)
+    if mode != "microseconds" and time_precision(spec) <= 3:
         return Mapping(TIMESTAMP_SCHEMA, lambda text: parse_timestamp_micros(text) // 1000)
-    return Mapping(MICRO_TIMESTAMP_SCHEMA, parse_timestamp_micros)
+    return Mapping(MICRO_TIMESTAMP_SCHEMA, lambda text: epoch_micros(parse_timestamp_micros(text)))
 
 
 def _timestamptz(spec: TypeSpec, options: TypeOptions) -> Mapping:
