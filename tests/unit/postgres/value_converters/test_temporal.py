@@ -116,7 +116,9 @@ def test_timetz_is_zoned_time_in_utc() -> None:
     assert c.from_text("10:15:30.5+05:30") == "04:45:30.5Z"
     assert c.from_text("01:00:00+02") == "23:00:00Z"
     assert c.from_text("23:30:00-01") == "00:30:00Z"
-    assert c.from_text("24:00:00+00") == "24:00:00Z"
+    # OffsetTime resolves hour 24 to the next midnight, the day dropped (real Debezium 3.6: 00:00:00Z)
+    assert c.from_text("24:00:00+00") == "00:00:00Z"
+    assert c.from_text("24:00:00-15:59") == "15:59:00Z"
 
 
 @pytest.mark.parametrize(
@@ -128,3 +130,63 @@ def test_garbage_is_a_data_error(type_name: str, text: str) -> None:
         return
     with pytest.raises(ValueConversionError):
         conv(type_name).from_text(text)
+
+
+# Issue 14, item 3: every time.precision.mode as Debezium 3.6.3's JdbcValueConverters (values from running
+# Debezium's converters on the same texts), out-of-range values included.
+@pytest.mark.parametrize(
+    ("mode", "name", "texts", "expected"),
+    [
+        (
+            "adaptive",
+            "io.debezium.time.MicroTimestamp",
+            ["infinity", "-infinity", "294276-12-31 23:59:59.999999", "294247-01-10 04:00:54.775808", "4713-01-01 BC"],
+            [9223372036825200000, -9223372036832400000, -9223372036853775810, -(2**63), -210863520000000000],
+        ),
+        (
+            "microseconds",
+            "io.debezium.time.MicroTimestamp",
+            ["294247-01-10 04:00:54.775807", "294247-01-10 04:00:55", "1969-12-31 23:59:59.999999"],
+            [2**63 - 1, 2**63 - 1, -1],
+        ),
+        (
+            "nanoseconds",
+            "io.debezium.time.NanoTimestamp",
+            ["infinity", "-infinity", "2262-04-11 23:47:16.854775", "2262-04-11 23:47:16.854776", "1677-09-22 00:00:00",
+             "1677-09-21 00:12:43.145225", "1969-12-31 23:59:59.999999"],
+            [2**63 - 1, -(2**63), 9223372036854775000, None, -9223286400000000000, None, -1000],
+        ),
+        (
+            "isostring",
+            "io.debezium.time.IsoTimestamp",
+            ["infinity", "-infinity", "294276-12-31 23:59:59.999999", "0001-01-01 00:00:00 BC", "2024-02-29 12:34:56"],
+            ["+294247-01-10T04:00:25.2Z", "-290308-12-21T19:59:27.6Z", "+294276-12-31T23:59:59.999999Z",
+             "0000-01-01T00:00:00Z", "2024-02-29T12:34:56Z"],
+        ),
+    ],
+)  # fmt: skip
+def test_timestamp_modes_and_overflow(mode: str, name: str, texts: list[str], expected: list[object]) -> None:
+    c = conv("timestamp", scale=6, time_precision_mode=mode)
+    assert c.schema.name == name
+    assert [c.from_text(t) for t in texts] == expected
+
+
+@pytest.mark.parametrize(
+    ("mode", "type_name", "texts", "expected"),
+    [
+        ("nanoseconds", "time", ["24:00:00", "23:59:59.999999"], [86400000000000, 86399999999000]),
+        ("microseconds", "time", ["24:00:00", "00:00:00.000001"], [86400000000, 1]),
+        ("isostring", "time", ["24:00:00", "12:34:56.789", "00:00:00"], ["00:00:00Z", "12:34:56.789Z", "00:00:00Z"]),
+        ("isostring", "date", ["infinity", "-infinity", "10000-01-01", "4713-01-01 BC", "0001-01-01 BC"],
+         ["-5877611-06-21Z", "-5877611-06-22Z", "+10000-01-01Z", "-4712-01-01Z", "0000-01-01Z"]),
+        ("nanoseconds", "date", ["5874897-12-31", "infinity"], [2145042905, -2147472692]),
+    ],
+)  # fmt: skip
+def test_time_and_date_modes(mode: str, type_name: str, texts: list[str], expected: list[object]) -> None:
+    c = conv(type_name, scale=6, time_precision_mode=mode)
+    assert [c.from_text(t) for t in texts] == expected
+    names = {"nanoseconds": "io.debezium.time.NanoTime", "microseconds": "io.debezium.time.MicroTime"}
+    if type_name == "time":
+        assert c.schema.name == names.get(mode, "io.debezium.time.IsoTime")
+    else:
+        assert c.schema.name == ("io.debezium.time.IsoDate" if mode == "isostring" else "io.debezium.time.Date")
