@@ -16,6 +16,7 @@ import pytest
 
 from tests.differential import scenario_pg
 from tests.differential.debezium import ConnectDebezium, delete_topics, unique_token
+from tests.differential.ours import OurWorker
 
 
 @pytest.fixture(scope="session")
@@ -44,3 +45,15 @@ def customers_run(debezium_connect: ConnectDebezium, pg_port: int) -> Iterator[s
         yield scenario_pg.run_customers_scenario(debezium_connect, token=token, pg_port=pg_port)
     finally:
         delete_topics(debezium_connect.kafka_bootstrap, [f"{token}.public.{scenario_pg.TABLE}", f"{token}.transaction"])
+
+
+@pytest.fixture(scope="session")
+def our_connect(kafka_bootstrap: str, pg_port: int) -> Iterator[OurWorker]:
+    """This project's worker process for the whole session, driven like debezium_connect."""
+    worker = OurWorker(kafka_bootstrap=kafka_bootstrap, name=unique_token("cw"), pg_port=pg_port)
+    worker.start()
+    try:
+        yield worker
+    finally:
+        worker.stop()
+        worker.delete_internal_topics()
