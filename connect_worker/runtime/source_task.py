@@ -29,6 +29,7 @@ from connect_worker.api import (
 )
 from connect_worker.api.metrics import MetricsGroup
 from connect_worker.kafka.producer import AsyncProducer, record_error
+from connect_worker.runtime.background import BackgroundTasks
 from connect_worker.runtime.herder import ConnectorTaskId
 from connect_worker.runtime.logging_setup import context_for
 from connect_worker.runtime.metrics import TaskMetrics
@@ -127,6 +128,7 @@ class WorkerSourceTask:
         self._commit_lock = asyncio.Lock()
         self._main: asyncio.Task[None] | None = None
         self._flusher: asyncio.Task[None] | None = None
+        self._background = BackgroundTasks(f"task {task_id}")  # commit_record calls in flight
         group = metrics if metrics is not None else MetricsGroup("unregistered")
         self._metrics = TaskMetrics(group, active=lambda: self._producer.in_flight, written=lambda: self.acknowledged)
         self.task.initialize(TaskContext(self.props, ConnectorOffsetReader(offset_store, task_id.connector), group))
@@ -193,6 +195,8 @@ class WorkerSourceTask:
                     await self._flusher
             if started:
                 await self._final_commit()
+                # commit_record calls still running end before the task stops
+                await self._background.cancel_all(grace_s=self._settings.shutdown_timeout_s)
                 try:
                     await asyncio.wait_for(self.task.stop(), self._settings.shutdown_timeout_s)
                 except Exception as e:  # noqa: BLE001
@@ -342,7 +346,7 @@ class WorkerSourceTask:
     def _skip(self, record: SourceRecord) -> None:
         self._submitted.submit(record.source_partition, record.source_offset).ack()
         if self.with_metadata:
-            asyncio.get_running_loop().create_task(self.task.commit_record(record, None))
+            self._background.start(self.task.commit_record(record, None))
 
     def _tolerated(self, record: SourceRecord, e: Exception) -> None:
         if self._settings.log_errors:
@@ -355,7 +359,7 @@ class WorkerSourceTask:
         record = entry.record
         assert record is not None
         meta = RecordMetadata(msg.topic() or record.topic, msg.partition() or 0, msg.offset() or 0, msg.timestamp()[1])
-        asyncio.get_running_loop().create_task(self.task.commit_record(record, meta))
+        self._background.start(self.task.commit_record(record, meta))
 
     def delivery_failed(self, entry: Submitted, err: KafkaError, msg: Message) -> None:
         if err.fatal():
@@ -378,7 +382,7 @@ class WorkerSourceTask:
             log.warning("task %s skipped a record Kafka did not accept%s: %s", self.id, where, reason)
         entry.ack()
         if self.with_metadata and record is not None:
-            asyncio.get_running_loop().create_task(self.task.commit_record(record, None))
+            self._background.start(self.task.commit_record(record, None))
 
     # -- offsets -----------------------------------------------------------------------------------------
     async def _flush_loop(self) -> None:

@@ -27,6 +27,7 @@ from connect_worker.api import (
 from connect_worker.api.javacompat import java_hashmap_order
 from connect_worker.kafka.admin import TopicAdmin
 from connect_worker.kafka.producer import AsyncProducer
+from connect_worker.runtime.background import BackgroundTasks
 from connect_worker.runtime.config_providers import ConfigTransformer, has_placeholder, reverse_transform
 from connect_worker.runtime.herder import (
     ConfigInfo,
@@ -86,7 +87,7 @@ class _ConnectorContext:
         self._reader = reader
 
     def request_task_reconfiguration(self) -> None:
-        asyncio.get_running_loop().create_task(self._herder.reconfigure_tasks(self._name))
+        self._herder.background.start(self._herder.reconfigure_tasks(self._name), name=f"reconfigure {self._name}")
 
     def raise_error(self, error: BaseException) -> None:
         self._herder.connector_failed(self._name, error)
@@ -153,6 +154,8 @@ class StandaloneHerder(Herder):
         self._producer_factory = producer_factory
         self._transform_factory = transform_factory
         self._loggers = loggers
+        #: work started for connectors and not awaited by a request (reconfigurations they ask for)
+        self.background = BackgroundTasks("herder")
         # config providers: connectors and tasks get resolved values; configs stored and shown keep placeholders
         self._transformer = config_transformer if config_transformer is not None else config.config_transformer
         self._redact = self._transformer.redactor.redact
@@ -174,6 +177,7 @@ class StandaloneHerder(Herder):
         log.info("worker started with %d connectors", len(self._connectors))
 
     async def stop(self) -> None:
+        await self.background.cancel_all()
         async with self._lock:
             await asyncio.gather(*(self._stop_connector(c, final=True) for c in self._connectors.values()))
         await self._statuses.drain()
