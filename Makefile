@@ -5,7 +5,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: help venv up down status run test unit lint fmt clean bench
+.PHONY: help venv up down status run test unit lint fmt clean bench differential-generated
 
 help:
 	@echo "make run    set up everything, start the services and the worker (REST on 127.0.0.1:8083)"
@@ -13,6 +13,7 @@ help:
 	@echo "make up / make down / make status   the local Kafka + PostgreSQL services"
 	@echo "make lint   ruff, mypy and the import contracts"
 	@echo "make bench  side-by-side benchmark with Debezium (BENCH_SIZE=smoke|small|full, see benchmarks/README.md)"
+	@echo "make differential-generated  random rows through real Debezium and this worker (CW_DIFF_SEED, CW_DIFF_ROWS)"
 
 # the C extensions are built by the install: a changed C source reinstalls
 C_SOURCES := $(wildcard connect_worker/*/*.c converters/*.c connectors/*/*.c connectors/*/*/*.c)
@@ -55,6 +56,12 @@ unit: venv
 
 test: up lint
 	$(PY) -m pytest -q
+
+# a larger generated differential run than make test's: a new seed each time (printed), 2000 rows by default
+differential-generated: up
+	@seed=$${CW_DIFF_SEED:-$$RANDOM}; echo "CW_DIFF_SEED=$$seed"; \
+	CW_DIFF_SEED=$$seed CW_DIFF_ROWS=$${CW_DIFF_ROWS:-2000} \
+	$(PY) -m pytest -q tests/differential/test_broad_pg.py -k generated -p no:cacheprovider
 
 bench: up
 	$(PY) -m pip install -q -e '.[dev,bench]'

@@ -71,6 +71,21 @@ scheduled.rebalance.max.delay.ms=0
 PROPS
 }
 
+# java_bin: the JVM Connect runs on. $CW_DBZ_JAVA, else the newest JDK 21+ under /usr/lib/jvm, else `java`.
+# Kafka Connect's own images run a current JDK, and from JDK 19 on Float/Double.toString print the shortest
+# decimal that reads back (JDK 17 sometimes one digit more): JsonConverter's float text follows the JVM.
+java_bin() {
+  if [ -n "${CW_DBZ_JAVA:-}" ]; then echo "$CW_DBZ_JAVA"; return; fi
+  local best="" best_major=0 candidate major
+  for candidate in /usr/lib/jvm/*/bin/java; do
+    [ -x "$candidate" ] || continue
+    major=$("$candidate" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.specification.version = //p')
+    case "$major" in ''|*[!0-9]*) continue ;; esac
+    if [ "$major" -ge 21 ] && [ "$major" -gt "$best_major" ]; then best="$candidate"; best_major=$major; fi
+  done
+  echo "${best:-java}"
+}
+
 # http_code PATH: the HTTP status of GET PATH, 000 when nothing answers.
 http_code() { curl -s -o /dev/null -m 5 -w '%{http_code}' "$URL$1" 2>/dev/null || true; }
 
@@ -79,10 +94,11 @@ start() {
   if pid_alive "$PIDFILE"; then log "connect already running (pid $(cat "$PIDFILE")) on $URL"; return; fi
   if [ "$(http_code /)" != 000 ]; then die "something else already answers on $URL (set CW_DBZ_REST_PORT)"; fi
   write_props
-  log "starting Kafka Connect (distributed, group $GROUP_ID) + Debezium on $URL (log: $LOGFILE)"
-  local heap="${CW_DBZ_HEAP:--Xms128m -Xmx512m}"
+  local java heap="${CW_DBZ_HEAP:--Xms128m -Xmx512m}"
+  java=$(java_bin)
+  log "starting Kafka Connect (distributed, group $GROUP_ID) + Debezium on $URL with $java (log: $LOGFILE)"
   # shellcheck disable=SC2086
-  setsid nohup java $heap -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -Djava.awt.headless=true \
+  setsid nohup "$java" $heap -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -Djava.awt.headless=true \
       -Dlog4j2.configurationFile="$DEVSTACK_DIR/debezium/log4j2.properties" \
       -cp "$LIBS/*" org.apache.kafka.connect.cli.ConnectDistributed "$PROPS" >>"$LOGFILE" 2>&1 < /dev/null &
   echo $! > "$PIDFILE"

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import contextlib
+import os
 import threading
 from collections.abc import Iterator
 
@@ -14,10 +15,15 @@ import pytest
 from tests.differential import cases_pg
 from tests.differential.debezium import ConnectDebezium
 from tests.differential.dual import DualRun, Scenario, describe, run_dual
+from tests.differential.generated_pg import generated_scenario
 
 pytestmark = [pytest.mark.integration, pytest.mark.debezium, pytest.mark.timeout(1200)]
 
-NAMES = [s.name for s in cases_pg.SCENARIOS]
+# generated values (generated_pg.py): a fixed seed in `make test`, any seed and size by the environment
+# (`make differential-generated` draws a new seed and many rows)
+GENERATED = generated_scenario(int(os.environ.get("CW_DIFF_SEED", "14")), int(os.environ.get("CW_DIFF_ROWS", "40")))
+SCENARIOS = (*cases_pg.SCENARIOS, GENERATED)
+NAMES = [s.name for s in SCENARIOS]
 
 
 def _selected(request: pytest.FixtureRequest) -> set[str]:
@@ -46,7 +52,7 @@ def broad_runs(
             return run_dual(scenario, debezium=debezium_connect, ours=our_connect, pg_port=pg_port)
 
     with concurrent.futures.ThreadPoolExecutor(max_workers=3) as pool:
-        futures = {s.name: pool.submit(run, s) for s in cases_pg.SCENARIOS if s.name in wanted}
+        futures = {s.name: pool.submit(run, s) for s in SCENARIOS if s.name in wanted}
         yield {name: f.result() for name, f in futures.items()}
 
 

@@ -7,7 +7,6 @@ to the golden captures the unit tests (tests/unit/runtime/test_plugin_config_key
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -25,21 +24,15 @@ from tests.differential.config_infos import (
     validate_cases,
     without_documentation,
 )
-from tests.differential.debezium import ConnectDebezium, unique_token
+from tests.differential.debezium import ConnectDebezium
 from tests.differential.ours import OurWorker
 
 pytestmark = [pytest.mark.integration, pytest.mark.debezium, pytest.mark.timeout(900)]
 
 
 @pytest.fixture(scope="module")
-def our_worker(kafka_bootstrap: str, pg_port: int) -> Iterator[OurWorker]:
-    worker = OurWorker(kafka_bootstrap=kafka_bootstrap, name=unique_token("cwcfg"), pg_port=pg_port)
-    worker.start()
-    try:
-        yield worker
-    finally:
-        worker.stop()
-        worker.delete_internal_topics()
+def our_worker(our_connect: OurWorker) -> OurWorker:
+    return our_connect  # the session's worker process (conftest.py)
 
 
 @pytest.fixture(scope="module")

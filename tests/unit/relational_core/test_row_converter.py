@@ -22,20 +22,24 @@ class Upper:
         return lambda v: "<null>" if v is None else v.upper()
 
 
-def test_generated_equals_generic() -> None:
-    table = micro._table()
+def _settings(mapper_for: Any, column_included: Any) -> SchemaBuilderSettings:
     options = TypeOptions()
-    settings = SchemaBuilderSettings(
+    return SchemaBuilderSettings(
         topic_prefix="p",
         converter_for=lambda c: converter_for(c, options),
-        mapper_for=lambda t, c: Upper() if c.name == "name" else None,
+        mapper_for=mapper_for,
         key_columns_for=lambda t: None,
-        column_included=lambda t, c: c != "note",
+        column_included=column_included,
         adjust_schema_name=lambda s: s,
         adjust_field_name=lambda s: s,
         source_schema=SOURCE_SCHEMA,
         transaction_schema=md.EVENT_BLOCK_SCHEMA,
     )
+
+
+def test_generated_equals_generic() -> None:
+    table = micro._table()
+    settings = _settings(lambda t, c: Upper() if c.name == "name" else None, lambda t, c: c != "note")
     ts = TableSchema(table, settings)
     order = [c.name for c in table.columns][::-1]  # another column order than the table's
     index = {n: i for i, n in enumerate(order)}
@@ -59,7 +63,6 @@ def test_column_mask_covers_null_and_unchanged_toast_like_debezium() -> None:
     unchanged-TOAST placeholder into the mask; a hash keeps NULL null and hashes the placeholder; a truncation
     cuts the placeholder (issue 14, item 5)."""
     table = micro._table()
-    options = TypeOptions()
     mappers = ColumnMappers.from_config(
         {
             "column.mask.with.5.chars": "public.bench.name",
@@ -68,17 +71,7 @@ def test_column_mask_covers_null_and_unchanged_toast_like_debezium() -> None:
         },
         is_character_column=lambda c: c.type.name == "text",
     )
-    settings = SchemaBuilderSettings(
-        topic_prefix="p",
-        converter_for=lambda c: converter_for(c, options),
-        mapper_for=mappers.mapper_for,
-        key_columns_for=lambda t: None,
-        column_included=lambda t, c: True,
-        adjust_schema_name=lambda s: s,
-        adjust_field_name=lambda s: s,
-        source_schema=SOURCE_SCHEMA,
-        transaction_schema=md.EVENT_BLOCK_SCHEMA,
-    )
+    settings = _settings(mappers.mapper_for, lambda t, c: True)
     ts = TableSchema(table, settings)
     order = [c.name for c in table.columns]
     index = {n: i for i, n in enumerate(order)}
