@@ -52,6 +52,11 @@ def _java_seconds(value: float) -> float:
     return float(whole) + float(total - whole * 1_000_000) / 1_000_000.0
 
 
+def _java_int(value: int) -> int:
+    """Java int arithmetic's result: the low 32 bits, signed (PostgreSQL's own months always fit)."""
+    return (value + 2**31) % 2**32 - 2**31
+
+
 def java_long(value: float) -> int:
     """Java's `(long)` cast of a double: truncation toward zero, saturation at the long range, NaN to 0."""
     if value != value:
@@ -108,7 +113,7 @@ def parse_interval(text: str) -> IntervalParts:
 def duration_micros(parts: IntervalParts) -> int:
     """MicroDuration.durationMicros: int months, then double arithmetic left to right, then Java's `(long)` cast,
     which saturates: '-178000000 years' is Long.MIN_VALUE, never a number an int64 field cannot hold."""
-    days = float(parts.years * 12 + parts.months) * DAYS_PER_MONTH_AVG + float(parts.days)
+    days = float(_java_int(_java_int(parts.years * 12) + parts.months)) * DAYS_PER_MONTH_AVG + float(parts.days)
     seconds = ((days * 24 + parts.hours) * 60 + parts.minutes) * 60 + parts.seconds
     return java_long(seconds * 1e6 + 0)
 

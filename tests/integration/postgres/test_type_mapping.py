@@ -90,7 +90,7 @@ COLUMNS: list[tuple[str, str, list[str], list[Any]]] = [
         "c_timetz",
         "timetz",
         ["'10:15:30.5+05:30'", "'01:00:00+02'", "'24:00:00+00'"],
-        ["04:45:30.5Z", "23:00:00Z", "24:00:00Z"],
+        ["04:45:30.5Z", "23:00:00Z", "00:00:00Z"],  # hour 24 is the next midnight (Debezium: 00:00:00Z)
     ),
     (
         "c_interval",
