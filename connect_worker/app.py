@@ -30,6 +30,7 @@ from connect_worker.runtime.plugins import PluginRegistry
 from connect_worker.runtime.properties import load_properties
 from connect_worker.runtime.standalone_herder import StandaloneHerder
 from connect_worker.runtime.transformation_chain import TransformationChain
+from connect_worker.runtime.worker import Worker as RuntimeWorker
 from connect_worker.runtime.worker_config import WorkerConfig
 from connect_worker.storage.configs import ConfigStore
 from connect_worker.storage.offsets import OffsetStore
@@ -98,7 +99,7 @@ def _load_plugins() -> PluginRegistry:
     return PluginRegistry.from_entry_points()
 
 
-class Worker:
+class WorkerProcess:
     """One worker process: stores, herder and REST server, wired and run together.
 
     Without a `registry`, the plug-ins are loaded by :meth:`start` while the internal topics are read, and the
@@ -172,6 +173,16 @@ class Worker:
         def transform_factory(connector_config: Mapping[str, str]) -> Any:
             return TransformationChain.from_config(connector_config, registry.transform_resolver).apply
 
+        worker = RuntimeWorker(
+            config=config,
+            registry=registry,
+            admin=self.admin,
+            offsets=self.offsets,
+            producer_factory=producer_factory,
+            transform_factory=transform_factory,
+            transformer=config.config_transformer,
+            metrics=self.metrics,
+        )
         self.herder = StandaloneHerder(
             config=config,
             registry=registry,
@@ -179,11 +190,9 @@ class Worker:
             offsets=self.offsets,
             configs=self.configs,
             statuses=self.statuses,
-            producer_factory=producer_factory,
-            transform_factory=transform_factory,
+            worker=worker,
             loggers=LoggerAdmin(),
             config_transformer=config.config_transformer,
-            metrics=self.metrics,
         )
         self.metrics.add_collector(self.herder.metric_samples)
         self.rest = self._rest_server(config)
@@ -272,7 +281,7 @@ async def run(
 ) -> int:
     config = config if config is not None else WorkerConfig.from_properties(worker_properties)
     connectors = [load_connector_file(p) for p in connector_files]
-    worker = Worker(config)
+    worker = WorkerProcess(config)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):

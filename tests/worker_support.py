@@ -10,7 +10,7 @@ from typing import Any
 
 import httpx
 
-from connect_worker.app import Worker
+from connect_worker.app import WorkerProcess
 from connect_worker.runtime.plugins import PluginRegistry
 from connect_worker.runtime.worker_config import WorkerConfig
 
@@ -42,8 +42,8 @@ def worker_properties(kafka_bootstrap: str, prefix: str) -> dict[str, str]:
 
 
 @contextlib.asynccontextmanager
-async def running_worker(props: dict[str, str]) -> AsyncIterator[tuple[Worker, httpx.AsyncClient]]:
-    worker = Worker(WorkerConfig.from_properties(props), PluginRegistry.from_entry_points())
+async def running_worker(props: dict[str, str]) -> AsyncIterator[tuple[WorkerProcess, httpx.AsyncClient]]:
+    worker = WorkerProcess(WorkerConfig.from_properties(props), PluginRegistry.from_entry_points())
     await worker.start()
     try:
         async with httpx.AsyncClient(base_url=props["listeners"], timeout=30) as client:

@@ -17,18 +17,13 @@ from connect_worker.api import (
     BadRequestError,
     ConfigError,
     ConnectError,
-    Converter,
-    HeaderConverter,
     NotFoundError,
     PluginType,
-    SourceConnector,
-    SourceTask,
 )
 from connect_worker.api.javacompat import java_hashmap_order
 from connect_worker.kafka.admin import TopicAdmin
-from connect_worker.kafka.producer import AsyncProducer
 from connect_worker.runtime.background import BackgroundTasks
-from connect_worker.runtime.config_providers import ConfigTransformer, has_placeholder, reverse_transform
+from connect_worker.runtime.config_providers import ConfigTransformer, has_placeholder
 from connect_worker.runtime.herder import (
     ConfigInfo,
     ConfigInfos,
@@ -49,12 +44,11 @@ from connect_worker.runtime.herder import (
     TaskState,
 )
 from connect_worker.runtime.loggers import LoggerAdmin
-from connect_worker.runtime.logging_setup import log_context
-from connect_worker.runtime.metrics import Sample, WorkerMetrics, sample
+from connect_worker.runtime.metrics import Sample, sample
 from connect_worker.runtime.plugins import PluginRegistry
-from connect_worker.runtime.source_task import TaskSettings, Transform, WorkerSourceTask
-from connect_worker.runtime.topic_creation import TopicCreator, parse_groups
+from connect_worker.runtime.source_task import Transform
 from connect_worker.runtime.validation import invalid_config_message, plugin_config_keys, validate_connector_config
+from connect_worker.runtime.worker import Worker, present
 from connect_worker.runtime.worker_config import WorkerConfig
 from connect_worker.storage.configs import ConfigStore
 from connect_worker.storage.offsets import ConnectorOffsetReader, OffsetStore, validate_offset_map
@@ -70,13 +64,13 @@ TransformFactory = Callable[[Mapping[str, str]], Transform]
 
 @dataclasses.dataclass
 class _Connector:
+    """The herder's view of a connector: its stored config and statuses (the Worker runs its instance and tasks)."""
+
     name: str
     config: dict[str, str | None]  # as stored: a key sent as JSON null keeps it (the connector never sees it)
-    instance: SourceConnector | None = None
     state: State = State.UNASSIGNED
     trace: str | None = None
     version: str | None = None
-    tasks: dict[int, WorkerSourceTask] = dataclasses.field(default_factory=dict)
     task_states: dict[int, tuple[State, str | None]] = dataclasses.field(default_factory=dict)
 
 
@@ -125,10 +119,6 @@ def _masked(
     return dataclasses.replace(infos, configs=all_configs, error_count=infos.error_count + added)
 
 
-def _present(config: Mapping[str, str | None]) -> dict[str, str]:
-    return {k: v for k, v in config.items() if v is not None}
-
-
 class StandaloneHerder(Herder):
     def __init__(
         self,
@@ -139,11 +129,9 @@ class StandaloneHerder(Herder):
         offsets: OffsetStore,
         configs: ConfigStore,
         statuses: StatusStore,
-        producer_factory: Callable[[str, Mapping[str, str]], AsyncProducer],
-        transform_factory: TransformFactory,
+        worker: Worker,
         loggers: LoggerAdmin,
         config_transformer: ConfigTransformer | None = None,
-        metrics: WorkerMetrics | None = None,
     ) -> None:
         self._config = config
         self._registry = registry
@@ -151,15 +139,13 @@ class StandaloneHerder(Herder):
         self._offsets = offsets
         self._configs = configs
         self._statuses = statuses
-        self._producer_factory = producer_factory
-        self._transform_factory = transform_factory
+        self._worker = worker
         self._loggers = loggers
         #: work started for connectors and not awaited by a request (reconfigurations they ask for)
         self.background = BackgroundTasks("herder")
         # config providers: connectors and tasks get resolved values; configs stored and shown keep placeholders
         self._transformer = config_transformer if config_transformer is not None else config.config_transformer
         self._redact = self._transformer.redactor.redact
-        self._metrics = metrics
         self._connectors: dict[str, _Connector] = {}
         self._lock = asyncio.Lock()
         self._started = False
@@ -179,7 +165,7 @@ class StandaloneHerder(Herder):
     async def stop(self) -> None:
         await self.background.cancel_all()
         async with self._lock:
-            await asyncio.gather(*(self._stop_connector(c, final=True) for c in self._connectors.values()))
+            await asyncio.gather(*(self._stop_connector(c) for c in self._connectors.values()))
         await self._statuses.drain()
 
     @property
@@ -234,23 +220,12 @@ class StandaloneHerder(Herder):
     def _trace(self, e: BaseException) -> str:
         return self._redact(_trace(e))
 
-    def _resolve(self, config: Mapping[str, str | None]) -> dict[str, str]:
-        """`config` with its provider placeholders resolved (ConfigError naming any that cannot be); keys whose
-        value is null are left out, as unset."""
-        present = _present(config)
-        if not self._transformer:
-            return present
-        return self._transformer.resolve(present)
-
-    def _stored_task_config(self, raw: Mapping[str, str], cfg: Mapping[str, str]) -> dict[str, str]:
-        """A task config as the config topic keeps it: placeholders put back (reverseTransform), and any other
-        value that embeds a resolved secret written with its placeholder (resolved again at task start)."""
-        (restored,) = reverse_transform(raw, [cfg])
-        return {k: v if raw.get(k) == v else self._redact(v) for k, v in restored.items()}
-
     # -- starting and stopping ---------------------------------------------------------------------------
     def _target(self, name: str) -> TargetState:
         return self._configs.snapshot.target_state(name)
+
+    def _context(self, name: str) -> _ConnectorContext:
+        return _ConnectorContext(self, name, ConnectorOffsetReader(self._offsets, name))
 
     async def _start_connector(self, name: str) -> None:
         c = self._connectors[name]
@@ -258,36 +233,25 @@ class StandaloneHerder(Herder):
         if target is TargetState.STOPPED:
             self._set_connector_state(c, State.STOPPED)
             return
-        try:
-            cls = self._registry.connector_class(c.config.get("connector.class") or "")
-            instance: SourceConnector = cls()
-            c.version = instance.version()
-            instance.initialize(_ConnectorContext(self, name, ConnectorOffsetReader(self._offsets, name)))
-            resolved = self._resolve(c.config)
-            with log_context(name):
-                await instance.start(resolved)
-            c.instance = instance
-        except Exception as e:  # noqa: BLE001 - reported as the connector's FAILED status
-            log.error("connector %s failed to start: %s", name, self._redact(str(e)))
-            self._set_connector_state(c, State.FAILED, self._trace(e))
+        if not await self._start_instance(c):
             return
-        self._set_connector_state(c, State.PAUSED if target is TargetState.PAUSED else State.RUNNING)
         await self._generate_and_start_tasks(c)
 
-    async def _generate_and_start_tasks(self, c: _Connector) -> None:
-        assert c.instance is not None
+    async def _start_instance(self, c: _Connector) -> bool:
+        """Start the connector instance (its tasks, if any, stay as they are); False when it failed."""
         try:
-            resolved = self._resolve(c.config)
-            tasks_max = int(resolved.get("tasks.max", "1"))
-            with log_context(c.name):
-                configs = c.instance.task_configs(tasks_max)
-            if len(configs) > tasks_max and resolved.get("tasks.max.enforce", "true").lower() != "false":
-                raise ConfigError(
-                    f"The connector {c.name} has generated {len(configs)} tasks, which is greater than "
-                    f"{tasks_max}, the maximum number of tasks it is configured to create. "
-                )
-            task_class = c.instance.task_class_name()
-            full = [self._stored_task_config(_present(c.config), {**cfg, "task.class": task_class}) for cfg in configs]
+            c.version = await self._worker.start_connector(c.name, c.config, self._context(c.name))
+        except Exception as e:  # noqa: BLE001 - reported as the connector's FAILED status
+            c.version = self._worker.connector_version(c.config) or c.version
+            log.error("connector %s failed to start: %s", c.name, self._redact(str(e)))
+            self._set_connector_state(c, State.FAILED, self._trace(e))
+            return False
+        self._set_connector_state(c, State.PAUSED if self._target(c.name) is TargetState.PAUSED else State.RUNNING)
+        return True
+
+    async def _generate_and_start_tasks(self, c: _Connector) -> None:
+        try:
+            full = self._worker.task_configs(c.name)
             if self._configs.snapshot.tasks.get(c.name) != full:
                 await self._configs.put_task_configs(c.name, full)
         except Exception as e:  # noqa: BLE001
@@ -296,98 +260,24 @@ class StandaloneHerder(Herder):
         for i, props in enumerate(full):
             await self._start_task(c, i, props)
 
-    def _converter(self, config: Mapping[str, str], side: str) -> Converter | HeaderConverter:
-        kind = PluginType.HEADER_CONVERTER if side == "header" else PluginType.CONVERTER
-        key = f"{side}.converter"
-        if config.get(key):
-            name, sub = config[key], {k[len(key) + 1 :]: v for k, v in config.items() if k.startswith(key + ".")}
-        else:
-            name, sub = self._config[key], self._config.prefixed(key + ".")
-        conv: Converter | HeaderConverter = self._registry.resolve(kind, name)()
-        settings: dict[str, Any] = {**sub, "converter.type": side}
-        if side == "header":
-            assert isinstance(conv, HeaderConverter)
-            conv.configure(settings)
-        else:
-            assert isinstance(conv, Converter)
-            conv.configure(settings, side == "key")
-        return conv
-
-    def _producer_config_name(self, task: ConnectorTaskId) -> str:
-        return f"connector-producer-{task.connector}-{task.task}"
-
     async def _start_task(self, c: _Connector, index: int, props: Mapping[str, str]) -> None:
         task_id = ConnectorTaskId(c.name, index)
+        c.task_states[index] = (State.UNASSIGNED, None)
         try:
-            assert c.instance is not None
-            task: SourceTask = c.instance.task_class()()
-            config = self._resolve(c.config)
-            task_props = self._resolve(props)
-            key_conv = self._converter(config, "key")
-            value_conv = self._converter(config, "value")
-            header_conv = self._converter(config, "header")
-            assert isinstance(key_conv, Converter) and isinstance(value_conv, Converter)
-            assert isinstance(header_conv, HeaderConverter)
-            transform = self._transform_factory(config)
-            groups = parse_groups(config) if self._config["topic.creation.enable"] else None
-            overrides = {
-                k[len("producer.override.") :]: v for k, v in config.items() if k.startswith("producer.override.")
-            }
-            producer = self._producer_factory(self._producer_config_name(task_id), overrides)
-            producer.start()
-            settings = TaskSettings(
-                flush_interval_s=self._config["offset.flush.interval.ms"] / 1000,
-                tolerate_errors=config.get("errors.tolerance", "none").lower() == "all",
-                log_errors=config.get("errors.log.enable", "false").lower() == "true",
-                log_error_messages=config.get("errors.log.include.messages", "false").lower() == "true",
-                shutdown_timeout_s=self._config["task.shutdown.graceful.timeout.ms"] / 1000,
-            )
-            worker_task = WorkerSourceTask(
-                task_id,
-                task,
-                task_props,
-                key_converter=key_conv,
-                value_converter=value_conv,
-                header_converter=header_conv,
-                transform=transform,
-                producer=producer,
-                offset_store=self._offsets,
-                listener=self,
-                topics=TopicCreator(self._admin, groups),
-                settings=settings,
-                metrics=self._metrics.task_group(c.name, index) if self._metrics is not None else None,
-            )
+            await self._worker.start_task(task_id, props, self, paused=self._target(c.name) is TargetState.PAUSED)
         except Exception as e:  # noqa: BLE001
             log.error("task %s could not be created: %s", task_id, self._redact(str(e)))
-            c.task_states[index] = (State.FAILED, self._trace(e))
             self._set_task_state(task_id, State.FAILED, self._trace(e))
-            return
-        c.tasks[index] = worker_task
-        c.task_states[index] = (State.UNASSIGNED, None)
-        worker_task.start(paused=self._target(c.name) is TargetState.PAUSED)
 
-    async def _stop_tasks(self, c: _Connector) -> None:
-        tasks = list(c.tasks.items())
-        c.tasks.clear()
-
-        await asyncio.gather(*(t.stop() for _, t in tasks))
-
-    async def _stop_connector(self, c: _Connector, *, final: bool = False) -> None:
-        await self._stop_tasks(c)
-        if c.instance is not None:
-            try:
-                with log_context(c.name):
-                    await c.instance.stop()
-            except Exception as e:  # noqa: BLE001
-                log.warning("connector %s failed to stop cleanly: %s", c.name, self._redact(str(e)))
-            c.instance = None
+    async def _stop_connector(self, c: _Connector) -> None:
+        await self._worker.stop_connector(c.name)
 
     async def reconfigure_tasks(self, name: str) -> None:
         async with self._lock:
             c = self._connectors.get(name)
-            if c is None or c.instance is None:
+            if c is None or not self._worker.is_running(name):
                 return
-            await self._stop_tasks(c)
+            await self._worker.stop_tasks(name)
             c.task_states.clear()
             await self._generate_and_start_tasks(c)
 
@@ -430,7 +320,7 @@ class StandaloneHerder(Herder):
         )
 
     async def validate_connector_config(self, plugin: str | None, given: Mapping[str, str | None]) -> ConfigInfos:
-        config = _present(given)  # a null value counts as unset
+        config = present(given)  # a null value counts as unset
         class_value = config.get("connector.class")
         if not class_value:
             shown = "{" + ", ".join(f"{k}={v}" for k, v in config.items()) + "}"
@@ -555,28 +445,12 @@ class StandaloneHerder(Herder):
             return plan
 
     async def _restart_connector_instance(self, c: _Connector) -> None:
-        if c.instance is not None:
-            await c.instance.stop()
-            c.instance = None
-        try:
-            cls = self._registry.connector_class(c.config.get("connector.class") or "")
-            instance: SourceConnector = cls()
-            instance.initialize(_ConnectorContext(self, c.name, ConnectorOffsetReader(self._offsets, c.name)))
-            resolved = self._resolve(c.config)
-            with log_context(c.name):
-                await instance.start(resolved)
-            c.instance = instance
-            target = self._target(c.name)
-            self._set_connector_state(c, State.PAUSED if target is TargetState.PAUSED else State.RUNNING)
-        except Exception as e:  # noqa: BLE001
-            self._set_connector_state(c, State.FAILED, self._trace(e))
+        await self._start_instance(c)
 
     async def _restart_task(self, c: _Connector, index: int) -> None:
-        old = c.tasks.pop(index, None)
-        if old is not None:
-            await old.stop()
+        await self._worker.stop_task(ConnectorTaskId(c.name, index))
         props = self._configs.snapshot.tasks.get(c.name, [])
-        if index < len(props) and c.instance is not None:
+        if index < len(props) and self._worker.is_running(c.name):
             await self._start_task(c, index, props[index])
 
     async def restart_task(self, name: str, task: int) -> None:
@@ -595,22 +469,20 @@ class StandaloneHerder(Herder):
             await self._configs.put_target_state(name, TargetState.PAUSED)
             if c.state is State.RUNNING:
                 self._set_connector_state(c, State.PAUSED)
-            for t in c.tasks.values():
-                t.pause()
+            self._worker.pause_tasks(name)
 
     async def resume_connector(self, name: str) -> None:
         async with self._lock:
             c = self._get(name, f"Unknown connector {name}")
             was = self._target(name)
             await self._configs.put_target_state(name, TargetState.STARTED)
-            if was is TargetState.STOPPED or c.instance is None:
+            if was is TargetState.STOPPED or not self._worker.is_running(name):
                 c.task_states.clear()
                 await self._start_connector(name)
                 return
             if c.state is State.PAUSED:
                 self._set_connector_state(c, State.RUNNING)
-            for t in c.tasks.values():
-                t.resume()
+            self._worker.resume_tasks(name)
 
     async def stop_connector(self, name: str) -> None:
         async with self._lock:
@@ -654,7 +526,7 @@ class StandaloneHerder(Herder):
         return [ConnectorOffset(s.partition, s.offset) for s in self._offsets.connector_offsets(name)]
 
     def _require_stopped(self, c: _Connector) -> None:
-        if self._target(c.name) is not TargetState.STOPPED or c.tasks:
+        if self._target(c.name) is not TargetState.STOPPED or self._worker.tasks(c.name):
             raise BadRequestError(
                 "Connectors must be in the STOPPED state before their offsets can be modified. This can be done "
                 f"for the specified connector by issuing a 'PUT' request to the '/connectors/{c.name}/stop' endpoint"
@@ -664,11 +536,8 @@ class StandaloneHerder(Herder):
         for o in offsets:
             validate_offset_map("Partition", o.partition)
             validate_offset_map("Offset", o.offset)
-        cls = self._registry.connector_class(c.config.get("connector.class") or "")
         try:
-            handled = await cls().alter_offsets(
-                self._resolve(c.config), {_freeze(o.partition): o.offset for o in offsets}
-            )
+            handled = await self._worker.alter_offsets(c.config, {_freeze(o.partition): o.offset for o in offsets})
         except ConnectError as e:
             raise type(e)(self._redact(str(e))) from None
         await self._offsets.write(c.name, [(o.partition, o.offset) for o in offsets])
