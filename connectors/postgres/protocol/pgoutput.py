@@ -164,9 +164,11 @@ def _load_tuple_data() -> Callable[[bytes, int, int], tuple[TupleData, int]]:
 _tuple_data: Final = _load_tuple_data()
 
 
+@functools.cache
 def _load_row_change() -> Callable[[bytes, bool], PgOutputMessage | None] | None:
     """Whole Insert/Update/Delete messages in C (None for anything else or anything malformed, which the Python
-    decoder then handles), or None where the extension is not built."""
+    decoder then handles), or None where the extension is not built. The extension is told the message classes
+    once, when the first decoder is made (not at import)."""
     try:
         module = importlib.import_module("connectors.postgres.protocol._tupledata")
     except ImportError:  # pragma: no cover - built without a C compiler
@@ -174,9 +176,6 @@ def _load_row_change() -> Callable[[bytes, bool], PgOutputMessage | None] | None
     module.init(UNCHANGED_TOAST, Insert, Update, Delete)
     row_change: Callable[[bytes, bool], PgOutputMessage | None] = module.row_change
     return row_change
-
-
-_row_change: Callable[[bytes, bool], PgOutputMessage | None] | None = _load_row_change()
 
 
 def _cstring(data: bytes, pos: int) -> tuple[str, int]:
@@ -198,10 +197,11 @@ class PgOutputDecoder:
     never refer to the input buffer.
     """
 
-    __slots__ = ("_in_stream",)
+    __slots__ = ("_in_stream", "_row_change")
 
     def __init__(self) -> None:
         self._in_stream = False
+        self._row_change = _load_row_change()
 
     @property
     def in_stream(self) -> bool:
@@ -212,8 +212,9 @@ class PgOutputDecoder:
         # One copy of the payload: slicing and decoding bytes is faster than going through the
         # memoryview libpq hands out, and bytes can be searched for NUL terminators.
         data = buf if type(buf) is bytes else bytes(buf)
-        if _row_change is not None:  # a well-formed row change in one C call (the per-event path)
-            change = _row_change(data, self._in_stream)
+        row_change = self._row_change
+        if row_change is not None:  # a well-formed row change in one C call (the per-event path)
+            change = row_change(data, self._in_stream)
             if change is not None:
                 return change
         try:

@@ -64,7 +64,7 @@ def _reference(buf: bytes, mp: pytest.MonkeyPatch, in_stream: bool = False) -> A
     """The pure-Python decoder's answer: no C row changes, the Python TupleData parser."""
     with mp.context() as m:
         m.setattr(pgoutput, "_tuple_data", pgoutput._tuple_data_py)
-        m.setattr(pgoutput, "_row_change", None)
+        m.setattr(pgoutput, "_load_row_change", lambda: None)
         return _decoded(buf, in_stream)
 
 
@@ -123,14 +123,15 @@ def test_random_row_changes_decode_alike(
 def test_c_row_changes_are_ordinary_messages() -> None:
     tup = _encode(["abc", None, UNCHANGED_TOAST, b"\x01"])
     buf = b"U" + struct.pack("!I", 16384) + b"O" + tup + b"N" + tup
-    assert pgoutput._row_change is not None, "_tupledata is not built: run `pip install -e .`"
-    msg = pgoutput._row_change(buf, False)
+    row_change = pgoutput._load_row_change()
+    assert row_change is not None, "_tupledata is not built: run `pip install -e .`"
+    msg = row_change(buf, False)
     assert msg == pgoutput.Update(None, 16384, None, ("abc", None, UNCHANGED_TOAST, b"\x01"), msg.new)  # type: ignore[union-attr]
     assert type(msg) is pgoutput.Update and hash(msg) == hash(pickle.loads(pickle.dumps(msg)))
     assert pickle.loads(pickle.dumps(msg)) == msg
-    assert pgoutput._row_change(b"B" + bytes(20), False) is None  # not a row change: the Python decoder's
+    assert row_change(b"B" + bytes(20), False) is None  # not a row change: the Python decoder's
     not_utf8 = struct.pack("!h", 1) + b"t" + struct.pack("!I", 1) + b"\xff"
-    assert pgoutput._row_change(b"I" + struct.pack("!I", 1) + b"N" + not_utf8, False) is None
+    assert row_change(b"I" + struct.pack("!I", 1) + b"N" + not_utf8, False) is None
 
 
 @pytest.fixture(scope="module")
