@@ -20,7 +20,6 @@ from typing import Any, ClassVar
 import psycopg
 
 from connect_worker.api import RetriableError, Schema, SourceRecord, SourceTask
-from connect_worker.api.cdc_metrics import SnapshotMetrics, StreamingMetrics
 from connect_worker.api.metrics import task_metrics
 from connectors.postgres import catalog
 from connectors.postgres.config import (
@@ -50,6 +49,7 @@ from connectors.relational.column_mappers import ColumnMappers
 from connectors.relational.emitter import RecordFactory, context_headers, record_factory
 from connectors.relational.filters import ColumnFilter, MessagePrefixFilter, RegexList, TableFilter, capture_order
 from connectors.relational.key_mapper import KeyMapper
+from connectors.relational.metrics import SnapshotMetrics, StreamingMetrics
 from connectors.relational.naming import TopicNamingStrategy, adjusters_from_config
 from connectors.relational.queue import ChangeEventQueue
 from connectors.relational.schema_builder import EnvelopeLayout, SchemaBuilderSettings, TableSchema

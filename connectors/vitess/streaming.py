@@ -17,10 +17,10 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from connect_worker.api import DataError, Schema, SourceRecord, Struct, Type
-from connect_worker.api.cdc_metrics import StreamingMetrics
 from connect_worker.api.schema import struct_schema
 from connectors.relational import metadata_schemas as md
 from connectors.relational.emitter import RecordFactory
+from connectors.relational.metrics import StreamingMetrics
 from connectors.relational.queue import ChangeEventQueue
 from connectors.relational.schema_builder import RowFn, TableSchema
 from connectors.relational.table import Table, TableId

@@ -19,13 +19,13 @@ from typing import ClassVar
 import grpc
 
 from connect_worker.api import ConnectError, RetriableError, SourceRecord, SourceTask
-from connect_worker.api.cdc_metrics import StreamingMetrics
 from connect_worker.api.metrics import task_metrics
 from connectors.relational import metadata_schemas as md
 from connectors.relational.column_mappers import ColumnMappers
 from connectors.relational.emitter import context_headers, record_factory
 from connectors.relational.filters import ColumnFilter, TableFilter
 from connectors.relational.key_mapper import KeyMapper
+from connectors.relational.metrics import StreamingMetrics
 from connectors.relational.naming import TopicNamingStrategy, adjusters_from_config
 from connectors.relational.queue import ChangeEventQueue
 from connectors.relational.schema_builder import EnvelopeLayout, SchemaBuilderSettings, TableSchema

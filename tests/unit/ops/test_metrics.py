@@ -87,7 +87,7 @@ def test_process_metrics() -> None:
 
 
 def test_debezium_snapshot_and_streaming_metrics() -> None:
-    from connect_worker.api.cdc_metrics import SnapshotMetrics, StreamingMetrics
+    from connectors.relational.metrics import SnapshotMetrics, StreamingMetrics
 
     registry = MetricsRegistry()
     task = registry.group("kafka_connect_source_task_metrics", connector="pg", task="0")

@@ -4,7 +4,7 @@ Debezium registers `debezium.<plugin>:type=connector-metrics,context=snapshot|st
 here they become the groups `debezium_<plugin>_connector_metrics` tagged `context` and `server` (plus the
 task's `connector` and `task`), with Debezium's attribute names. A task makes them once and reports events::
 
-    from connect_worker.api.cdc_metrics import SnapshotMetrics, StreamingMetrics
+    from connectors.relational.metrics import SnapshotMetrics, StreamingMetrics
     from connect_worker.api.metrics import task_metrics
 
     group = task_metrics(self.context)
