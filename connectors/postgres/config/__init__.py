@@ -30,7 +30,7 @@ from typing import Any, Final
 
 from connect_worker.api.config import Password
 from connect_worker.api.errors import ConfigError
-from connectors.postgres.config_entries import (
+from connectors.postgres.config.entries import (
     ColumnMaskRule,
     KeyColumnsRule,
     ReplicaIdentityRule,
@@ -38,8 +38,8 @@ from connectors.postgres.config_entries import (
     split_initial_statements,
     split_list,
 )
-from connectors.postgres.config_keys import POSTGRES_CONFIG_DEF
-from connectors.postgres.config_modes import (
+from connectors.postgres.config.keys import POSTGRES_CONFIG_DEF
+from connectors.postgres.config.modes import (
     AutoCreateMode,
     BinaryHandlingMode,
     DecimalHandlingMode,
@@ -58,7 +58,7 @@ from connectors.postgres.config_modes import (
     SnapshotQueryMode,
     TimePrecisionMode,
 )
-from connectors.postgres.config_validation import Outcome, check_props, validate_props
+from connectors.postgres.config.validation import Outcome, check_props, validate_props
 from connectors.postgres.libpq import conninfo, describe_connection, libpq_quote, redact
 from connectors.relational.filters import split_regex_list
 

@@ -10,8 +10,8 @@ from typing import Any, Final
 
 from connect_worker.api.config import ConfigKey, ConfigType, Password
 from connect_worker.api.errors import ConfigError
-from connectors.postgres.config_entries import compile_java_regex, split_list
-from connectors.postgres.config_modes import ENUM_VALUES, SNAPSHOT_MODE_ALIASES
+from connectors.postgres.config.entries import compile_java_regex, split_list
+from connectors.postgres.config.modes import ENUM_VALUES, SNAPSHOT_MODE_ALIASES
 from connectors.relational.filters import JavaRegexError, split_regex_list
 
 REQUIRED_MESSAGE = "A value is required"

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any, Final
 
 from connect_worker.api.config import ConfigDef, ConfigKey, ConfigType, Importance, Width
-from connectors.postgres.config_checks import validator_for
+from connectors.postgres.config.checks import validator_for
 
 # -- the keys ----------------------------------------------------------------------------------------------------
 _S, _I, _L, _B, _LIST, _C, _P, _SH = (

@@ -12,8 +12,8 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from connect_worker.api.config import ConfigType, ConfigValue
-from connectors.postgres.config_checks import REQUIRED_MESSAGE, check_value, invalid_message, parse_raw
-from connectors.postgres.config_entries import (
+from connectors.postgres.config.checks import REQUIRED_MESSAGE, check_value, invalid_message, parse_raw
+from connectors.postgres.config.entries import (
     ColumnMaskRule,
     KeyColumnsRule,
     ReplicaIdentityRule,
@@ -21,8 +21,8 @@ from connectors.postgres.config_entries import (
     parse_mask_key,
     parse_replica_identity_rules,
 )
-from connectors.postgres.config_keys import POSTGRES_CONFIG_DEF
-from connectors.postgres.config_modes import DEPRECATED_ALIASES, ENUM_VALUES, SNAPSHOT_MODE_ALIASES
+from connectors.postgres.config.keys import POSTGRES_CONFIG_DEF
+from connectors.postgres.config.modes import DEPRECATED_ALIASES, ENUM_VALUES, SNAPSHOT_MODE_ALIASES
 
 log = logging.getLogger(__name__)
 
