@@ -7,7 +7,7 @@ from collections.abc import Callable
 from spark_sink.decoding.base import Decoder
 from spark_sink.decoding.envelope import EnvelopeReader
 from spark_sink.decoding.json_decoder import JsonDecoder, SchemasMode
-from spark_sink.types.registry import TypeOptions, default_registry
+from spark_sink.types import TypeOptions, default_registry
 
 DecoderFactory = Callable[[EnvelopeReader, str], Decoder]
 

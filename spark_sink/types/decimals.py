@@ -10,7 +10,7 @@ from typing import Any
 from spark_sink.connect_schema import ConnectSchema
 from spark_sink.types.model import STRING, DecimalT
 from spark_sink.types.primitives import to_bytes
-from spark_sink.types.registry import ConversionError, TypeMapping, TypeRegistry, param_int
+from spark_sink.types.registry import ConversionError, Rule, TypeMapping, TypeRegistry, param_int
 
 CONNECT_DECIMAL = "org.apache.kafka.connect.data.Decimal"
 VARIABLE_SCALE_DECIMAL = "io.debezium.data.VariableScaleDecimal"
@@ -68,6 +68,4 @@ def _variable_scale(schema: ConnectSchema, registry: TypeRegistry) -> TypeMappin
     return TypeMapping(DecimalT(MAX_PRECISION, scale), conv)
 
 
-def register(registry: TypeRegistry) -> None:
-    registry.register_name(CONNECT_DECIMAL, _connect_decimal)
-    registry.register_name(VARIABLE_SCALE_DECIMAL, _variable_scale)
+BY_NAME: dict[str, Rule] = {CONNECT_DECIMAL: _connect_decimal, VARIABLE_SCALE_DECIMAL: _variable_scale}

@@ -24,7 +24,7 @@ from spark_sink.types.model import (
     MapT,
     StructT,
 )
-from spark_sink.types.registry import ConversionError, TypeMapping, TypeRegistry
+from spark_sink.types.registry import ConversionError, Rule, TypeMapping, TypeRegistry
 
 _SPECIAL_FLOATS = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}
 
@@ -125,13 +125,14 @@ def _struct(schema: ConnectSchema, registry: TypeRegistry) -> TypeMapping:
     return TypeMapping(StructT(tuple(zip(names, types, strict=True))), conv)
 
 
-def register(registry: TypeRegistry) -> None:
-    registry.register_type(("int8", "int16", "int32", "int64"), _int)
-    registry.register_type("float", lambda s, r: TypeMapping(FLOAT, to_float))
-    registry.register_type("double", lambda s, r: TypeMapping(DOUBLE, to_float))
-    registry.register_type("boolean", lambda s, r: TypeMapping(BOOLEAN, to_bool))
-    registry.register_type("string", lambda s, r: TypeMapping(STRING, to_str))
-    registry.register_type("bytes", lambda s, r: TypeMapping(BINARY, to_bytes))
-    registry.register_type("array", _array)
-    registry.register_type("map", _map)
-    registry.register_type("struct", _struct)
+BY_TYPE: dict[str, Rule] = {
+    **dict.fromkeys(("int8", "int16", "int32", "int64"), _int),
+    "float": lambda s, r: TypeMapping(FLOAT, to_float),
+    "double": lambda s, r: TypeMapping(DOUBLE, to_float),
+    "boolean": lambda s, r: TypeMapping(BOOLEAN, to_bool),
+    "string": lambda s, r: TypeMapping(STRING, to_str),
+    "bytes": lambda s, r: TypeMapping(BINARY, to_bytes),
+    "array": _array,
+    "map": _map,
+    "struct": _struct,
+}

@@ -41,14 +41,6 @@ class TypeRegistry:
     by_name: dict[str, Rule] = field(default_factory=dict)
     by_type: dict[str, Rule] = field(default_factory=dict)
 
-    def register_name(self, names: str | tuple[str, ...], rule: Rule) -> None:
-        for n in (names,) if isinstance(names, str) else names:
-            self.by_name[n] = rule
-
-    def register_type(self, kinds: str | tuple[str, ...], rule: Rule) -> None:
-        for k in (kinds,) if isinstance(kinds, str) else kinds:
-            self.by_type[k] = rule
-
     def mapping_for(self, schema: ConnectSchema) -> TypeMapping:
         rule = self.by_name.get(schema.name or "") or self.by_type.get(schema.type)
         if rule is None:
@@ -63,15 +55,6 @@ class TypeRegistry:
             return None if value is None else convert(value)
 
         return nullable
-
-
-def default_registry(options: TypeOptions | None = None) -> TypeRegistry:
-    from spark_sink.types import decimals, primitives, temporal
-
-    registry = TypeRegistry(options or TypeOptions())
-    for module in (primitives, decimals, temporal):
-        module.register(registry)
-    return registry
 
 
 def param_int(params: Mapping[str, str], key: str, default: int | None = None) -> int | None:

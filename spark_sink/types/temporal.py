@@ -13,7 +13,7 @@ from typing import Any
 from spark_sink.connect_schema import ConnectSchema
 from spark_sink.types.model import DATE, INT, LONG, STRING, TIMESTAMP, TIMESTAMP_NTZ
 from spark_sink.types.primitives import to_int, to_str
-from spark_sink.types.registry import ConversionError, TypeMapping, TypeRegistry
+from spark_sink.types.registry import ConversionError, Rule, TypeMapping, TypeRegistry
 
 EPOCH_DATE = dt.date(1970, 1, 1)
 EPOCH_NTZ = dt.datetime(1970, 1, 1)
@@ -85,22 +85,34 @@ def _fixed(sink: Any, conv: Callable[[Any], Any]) -> Callable[[ConnectSchema, Ty
     return lambda schema, registry: TypeMapping(sink, conv)
 
 
-def register(registry: TypeRegistry) -> None:
-    ms, us, ns = (lambda v: v * 1000), (lambda v: v), (lambda v: v // 1000)
-    registry.register_name(("io.debezium.time.Date", "org.apache.kafka.connect.data.Date"), _fixed(DATE, days_to_date))
-    registry.register_name(
-        ("io.debezium.time.Timestamp", "org.apache.kafka.connect.data.Timestamp"), _fixed(TIMESTAMP_NTZ, _epoch(ms))
-    )
-    registry.register_name("io.debezium.time.MicroTimestamp", _fixed(TIMESTAMP_NTZ, _epoch(us)))
-    registry.register_name("io.debezium.time.NanoTimestamp", _fixed(TIMESTAMP_NTZ, _epoch(ns)))
-    registry.register_name(
-        ("io.debezium.time.ZonedTimestamp", "io.debezium.time.IsoTimestamp"), _fixed(TIMESTAMP, parse_instant)
-    )
-    registry.register_name("io.debezium.time.IsoDate", _fixed(DATE, parse_iso_date))
-    registry.register_name(("io.debezium.time.Time", "org.apache.kafka.connect.data.Time"), _fixed(STRING, _time(ms)))
-    registry.register_name("io.debezium.time.MicroTime", _fixed(STRING, _time(us)))
-    registry.register_name("io.debezium.time.NanoTime", _fixed(STRING, _time(ns)))
-    registry.register_name(("io.debezium.time.ZonedTime", "io.debezium.time.IsoTime"), _fixed(STRING, to_str))
-    registry.register_name("io.debezium.time.Interval", _fixed(STRING, to_str))
-    registry.register_name("io.debezium.time.Year", _fixed(INT, to_int))
-    registry.register_name(("io.debezium.time.MicroDuration", "io.debezium.time.NanoDuration"), _fixed(LONG, to_int))
+def _MS(v: int) -> int:
+    return v * 1000
+
+
+def _US(v: int) -> int:
+    return v
+
+
+def _NS(v: int) -> int:
+    return v // 1000
+
+
+def _names(*pairs: tuple[str | tuple[str, ...], Rule]) -> dict[str, Rule]:
+    return {n: rule for names, rule in pairs for n in ((names,) if isinstance(names, str) else names)}
+
+
+BY_NAME: dict[str, Rule] = _names(
+    (("io.debezium.time.Date", "org.apache.kafka.connect.data.Date"), _fixed(DATE, days_to_date)),
+    (("io.debezium.time.Timestamp", "org.apache.kafka.connect.data.Timestamp"), _fixed(TIMESTAMP_NTZ, _epoch(_MS))),
+    ("io.debezium.time.MicroTimestamp", _fixed(TIMESTAMP_NTZ, _epoch(_US))),
+    ("io.debezium.time.NanoTimestamp", _fixed(TIMESTAMP_NTZ, _epoch(_NS))),
+    (("io.debezium.time.ZonedTimestamp", "io.debezium.time.IsoTimestamp"), _fixed(TIMESTAMP, parse_instant)),
+    ("io.debezium.time.IsoDate", _fixed(DATE, parse_iso_date)),
+    (("io.debezium.time.Time", "org.apache.kafka.connect.data.Time"), _fixed(STRING, _time(_MS))),
+    ("io.debezium.time.MicroTime", _fixed(STRING, _time(_US))),
+    ("io.debezium.time.NanoTime", _fixed(STRING, _time(_NS))),
+    (("io.debezium.time.ZonedTime", "io.debezium.time.IsoTime"), _fixed(STRING, to_str)),
+    ("io.debezium.time.Interval", _fixed(STRING, to_str)),
+    ("io.debezium.time.Year", _fixed(INT, to_int)),
+    (("io.debezium.time.MicroDuration", "io.debezium.time.NanoDuration"), _fixed(LONG, to_int)),
+)
