@@ -14,6 +14,8 @@ import enum
 from collections.abc import Mapping
 from typing import Any
 
+from connect_worker.storage.configs import TargetState as TargetState  # part of the Herder interface
+
 
 class State(enum.Enum):
     UNASSIGNED = "UNASSIGNED"
@@ -21,14 +23,6 @@ class State(enum.Enum):
     PAUSED = "PAUSED"
     FAILED = "FAILED"
     RESTARTING = "RESTARTING"
-    STOPPED = "STOPPED"
-
-
-class TargetState(enum.Enum):
-    """What the user asked for; stored in the config topic (`initial_state` RUNNING = STARTED)."""
-
-    STARTED = "STARTED"
-    PAUSED = "PAUSED"
     STOPPED = "STOPPED"
 
 

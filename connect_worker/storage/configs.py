@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import enum
 import logging
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -20,11 +21,18 @@ from connect_worker.api import ConfigError
 from connect_worker.kafka.admin import TopicAdmin
 from connect_worker.kafka.producer import AsyncProducer
 from connect_worker.kafka.reader import read_to_end
-from connect_worker.runtime.herder import TargetState
 from connect_worker.storage import internal_json
 from connect_worker.storage.offsets import ensure_compacted_topic
 
 log = logging.getLogger(__name__)
+
+
+class TargetState(enum.Enum):
+    """What the user asked for; stored in the config topic (`initial_state` RUNNING = STARTED)."""
+
+    STARTED = "STARTED"
+    PAUSED = "PAUSED"
+    STOPPED = "STOPPED"
 
 
 @dataclasses.dataclass
