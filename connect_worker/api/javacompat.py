@@ -26,10 +26,14 @@ __all__ = [
     "jackson_quote",
     "java_bigdecimal_to_plain_string",
     "java_bigdecimal_to_string",
+    "java_double_to_long",
     "java_double_to_string",
     "java_float_to_string",
     "java_hash",
     "java_hashmap_order",
+    "java_int",
+    "java_long",
+    "java_math_round",
     "java_string_hash",
     "to_float32",
 ]
@@ -38,10 +42,50 @@ K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
 
 
-# -- hashing -----------------------------------------------------------------------------------------
-def _int32(h: int) -> int:
+# -- Java integer arithmetic -------------------------------------------------------------------------
+_LONG_MAX: Final = 2**63 - 1
+_LONG_MIN: Final = -(2**63)
+_TWO_63: Final = float(2**63)
+
+
+def java_int(h: int) -> int:
+    """The int a Java int expression yields: the low 32 bits, signed (int arithmetic wraps)."""
     h &= 0xFFFFFFFF
     return h - 0x100000000 if h & 0x80000000 else h
+
+
+_int32 = java_int
+
+
+def java_long(v: int) -> int:
+    """The long a Java long expression yields: the low 64 bits, signed (long arithmetic wraps)."""
+    v &= 0xFFFFFFFFFFFFFFFF
+    return v - (1 << 64) if v >> 63 else v
+
+
+def java_double_to_long(x: float) -> int:
+    """Java's `(long)` cast of a double: truncation toward zero, saturation at the long range, NaN to 0."""
+    if x != x:
+        return 0
+    if x >= _TWO_63:
+        return _LONG_MAX
+    if x <= -_TWO_63:
+        return _LONG_MIN
+    return int(x)
+
+
+def java_math_round(x: float) -> int:
+    """`Math.round(double)`: floor(x + 1/2) computed exactly, saturating; NaN to 0. `x - floor(x)` is exact for
+    any double, so no rounding of the sum `x + 0.5` can move the result."""
+    if x != x:
+        return 0
+    if x in (math.inf, -math.inf):
+        return _LONG_MAX if x > 0 else _LONG_MIN
+    whole = math.floor(x)
+    return max(_LONG_MIN, min(_LONG_MAX, whole + (1 if x - whole >= 0.5 else 0)))
+
+
+# -- hashing -----------------------------------------------------------------------------------------
 
 
 def java_string_hash(s: str) -> int:

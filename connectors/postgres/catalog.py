@@ -213,8 +213,13 @@ async def read_type(conn: psycopg.AsyncConnection[Any], oid: int) -> ColumnType:
 
 
 async def _load(
-    conn: psycopg.AsyncConnection[Any], table_filter: str, params: dict[str, Any], include: Callable[[TableId], bool]
-) -> dict[TableId, Table]:
+    conn: psycopg.AsyncConnection[Any],
+    table_filter: str,
+    params: dict[str, Any],
+    include: Callable[[TableId], bool],
+    extra_oids: Iterable[int] = (),
+) -> tuple[dict[TableId, Table], _TypeResolver]:
+    """The tables, and the resolver of their column types and of `extra_oids` (one types query for both)."""
     rows = await _fetch(conn, _COLUMNS_SQL.format(filter=table_filter), {"system": list(SYSTEM_SCHEMAS), **params})
     by_table: dict[TableId, list[tuple[Any, ...]]] = {}
     relids: dict[TableId, int] = {}
@@ -233,9 +238,9 @@ async def _load(
             table_rows[table_id] = row
         if row[5] is not None:
             by_table[table_id].append(row)
+    resolver = await _read_types(conn, [*extra_oids, *(r[7] for rs in by_table.values() for r in rs)])
     if not by_table:
-        return {}
-    resolver = await _read_types(conn, (r[7] for rs in by_table.values() for r in rs))
+        return {}, resolver
     pk_rows = await _fetch(conn, _PRIMARY_KEYS_SQL, {"relids": list(relids.values())})
     primary_keys = {relid: tuple(names) for relid, names in pk_rows}
     tables: dict[TableId, Table] = {}
@@ -249,7 +254,7 @@ async def _load(
             replica_identity=first[3],
             comment=first[4],
         )
-    return tables
+    return tables, resolver
 
 
 def _column(resolver: _TypeResolver, row: Sequence[Any]) -> Column:
@@ -289,7 +294,7 @@ def _serial_name(column_type: ColumnType, default: str | None) -> str | None:
 
 async def read_tables(conn: psycopg.AsyncConnection[Any], include: Callable[[TableId], bool]) -> dict[TableId, Table]:
     """Every ordinary and partitioned table outside the system schemas that `include` accepts."""
-    return await _load(conn, "", {}, include)
+    return (await _load(conn, "", {}, include))[0]
 
 
 async def read_relation(
@@ -303,13 +308,13 @@ async def read_relation(
     changes), nullability, defaults and comments from the catalog as it is now (a column it no longer has is
     optional without a default), the key from the catalog restricted to the message's columns (else the known
     table's). `columns` are (name, type oid, atttypmod or None when the source sends none, nullability or None when
-    the source does not say). None when the table
-    is gone and was never known."""
-    current = await read_table(conn, table_id)
+    the source does not say, the type's text when the source sends it). None when the table is gone and was never
+    known. One catalog read: the table, its key and the types of both."""
+    tables, resolver = await _load(conn, _ONE_TABLE, _one_table(table_id), lambda _: True, (c[1] for c in columns))
+    current = tables.get(table_id)
     base = current or previous
     if base is None:
         return None
-    resolver = await _read_types(conn, (c[1] for c in columns))
     names = {c[0] for c in columns}
     out = []
     for position, (name, type_oid, typmod, optional, type_text) in enumerate(columns, start=1):
@@ -378,10 +383,12 @@ def _typeinfo_changed(known: Table, columns: Sequence[Column]) -> bool:
 
 async def read_table(conn: psycopg.AsyncConnection[Any], table_id: TableId) -> Table | None:
     """One table (for schema refreshes), or None when it does not exist (or is not a table)."""
-    tables = await _load(
-        conn,
-        "AND n.nspname = %(schema)s AND c.relname = %(table)s",
-        {"schema": table_id.schema, "table": table_id.table},
-        lambda _: True,
-    )
+    tables, _ = await _load(conn, _ONE_TABLE, _one_table(table_id), lambda _: True)
     return tables.get(table_id)
+
+
+_ONE_TABLE: Final = "AND n.nspname = %(schema)s AND c.relname = %(table)s"
+
+
+def _one_table(table_id: TableId) -> dict[str, Any]:
+    return {"schema": table_id.schema, "table": table_id.table}

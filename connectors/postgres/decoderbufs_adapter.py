@@ -337,7 +337,7 @@ class _TableState:
     def __init__(self, relation_id: int, table_id: TableId) -> None:
         self.relation_id = relation_id
         self.table_id = table_id
-        self.signature: tuple[tuple[tuple[str, int], ...], tuple[tuple[str, bool], ...]] | None = None
+        self.signature: tuple[tuple[tuple[str, int], ...], tuple[dbufs.TypeInfo, ...]] | None = None
 
 
 class DecoderbufsAdapter:
@@ -406,10 +406,9 @@ class DecoderbufsAdapter:
             out.append((lsn, pg.Begin(Lsn(0), begin.commit_time - PG_EPOCH_OFFSET_US, begin.xid)))
         # the column types' modifiers (`numeric(8,3)`) come as text, when the plug-in sends them: a change of one
         # is a new Relation too (its modifier is then read from the catalog)
-        if msg.new_typeinfo:
-            typeinfo: tuple[tuple[str, bool], ...] = tuple((t.modifier, t.value_optional) for t in msg.new_typeinfo)
-        else:  # a delete's old tuple comes without them
-            typeinfo = state.signature[1] if state.signature is not None else ()
+        typeinfo = msg.new_typeinfo
+        if not typeinfo and state.signature is not None:  # a delete's old tuple comes without them
+            typeinfo = state.signature[1]
         signature = (tuple((d.column_name, d.column_type) for d in datums), typeinfo)
         relid = state.relation_id
         if signature != state.signature:
@@ -419,9 +418,18 @@ class DecoderbufsAdapter:
             for i, (name, oid) in enumerate(signature[0]):
                 unquoted = unquote_identifier(name)
                 # Debezium takes decoderbufs' word for nullability and the type modifiers
-                type_text, optional = typeinfo[i] if i < len(typeinfo) else (None, None)
+                info = typeinfo[i] if i < len(typeinfo) else None
                 flags = 1 if unquoted in identity else 0
-                columns.append(pg.Column(flags, unquoted, oid, None, optional, type_text))
+                columns.append(
+                    pg.Column(
+                        flags,
+                        unquoted,
+                        oid,
+                        None,
+                        info.value_optional if info is not None else None,
+                        info.modifier if info is not None else None,
+                    )
+                )
             out.append((lsn, pg.Relation(None, relid, table_id.schema, table_id.table, "d", tuple(columns))))
         op = msg.op
         if op is dbufs.Op.INSERT:

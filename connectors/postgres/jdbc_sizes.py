@@ -20,6 +20,8 @@ import re
 from collections.abc import Sequence
 from typing import Final
 
+from connect_worker.api.javacompat import java_int
+
 UNKNOWN_LENGTH: Final = 2**31 - 1  # pgjdbc's unknownLength default, Integer.MAX_VALUE
 
 INT2, INT4, OID, INT8 = 21, 23, 26, 20
@@ -71,11 +73,16 @@ def scale(oid: int, typmod: int) -> int:
     return 0
 
 
+_FIXED_DISPLAY_SIZES: Final = {
+    INT2: 6, INT4: 11, OID: 10, INT8: 20, FLOAT4: 15, FLOAT8: 25, CHAR: 1, BOOL: 1, DATE: 13, INTERVAL: 49
+}  # fmt: skip
+
+
 def display_size(oid: int, typmod: int) -> int:
     """TypeInfoCache.getDisplaySize."""
-    sizes = {INT2: 6, INT4: 11, OID: 10, INT8: 20, FLOAT4: 15, FLOAT8: 25, CHAR: 1, BOOL: 1, DATE: 13, INTERVAL: 49}
-    if oid in sizes:
-        return sizes[oid]
+    fixed = _FIXED_DISPLAY_SIZES.get(oid)
+    if fixed is not None:
+        return fixed
     if oid in (TIME, TIMETZ, TIMESTAMP, TIMESTAMPTZ):
         second = {-1: 7, 0: 0, 1: 3}.get(typmod, typmod + 1)
         return {TIME: 8, TIMETZ: 14, TIMESTAMP: 22, TIMESTAMPTZ: 28}[oid] + second
@@ -93,12 +100,6 @@ def display_size(oid: int, typmod: int) -> int:
     return UNKNOWN_LENGTH
 
 
-def _java_int(value: int) -> int:
-    """The int32 a Java int expression yields (the numeric masks above are computed in int)."""
-    value &= 0xFFFFFFFF
-    return value - (1 << 32) if value & 0x80000000 else value
-
-
 # A type as PostgresType sees it: (oid, typtypmod) from the column's own type up its domain chain to the base
 # type, arrays already replaced by their element types.
 Chain = Sequence[tuple[int, int]]
@@ -113,8 +114,8 @@ def default_length(chain: Chain) -> int:
         parent = chain[1][0]
         size = precision(parent, modifiers) or display_size(parent, modifiers)
         if size not in (0, UNKNOWN_LENGTH):
-            return _java_int(size)
-    return _java_int(precision(oid, modifiers) or display_size(oid, modifiers))
+            return java_int(size)
+    return java_int(precision(oid, modifiers) or display_size(oid, modifiers))
 
 
 def default_scale(chain: Chain) -> int:
@@ -138,7 +139,7 @@ def catalog_length_scale(chain: Chain, typmod: int, *, array: bool = False) -> t
     size = precision(oid, typmod)
     if size == 0 and not numeric:
         size = display_size(oid, typmod)
-    return _java_int(size), (None if numeric and typmod == -1 else scale(oid, typmod))
+    return java_int(size), (None if numeric and typmod == -1 else scale(oid, typmod))
 
 
 _TYPE_TEXT: Final = re.compile(r"^(?:[^.(]+\.)?[^(\[]+(?:\((?P<mod>.+)\))?.*?(?:\[\])?$")
@@ -150,7 +151,7 @@ def text_modifiers(type_text: str) -> list[str]:
     return [] if m is None or m.group("mod") is None else re.split(r"\s*,\s*", m.group("mod"))
 
 
-def _java_int_or_none(text: str) -> int | None:
+def _parse_java_int(text: str) -> int | None:
     body = text[1:] if text[:1] in "+-" else text
     if not body.isascii() or not body.isdigit() or not -(2**31) <= int(text) < 2**31:
         return None
@@ -163,12 +164,12 @@ def typeinfo_length_scale(chain: Chain, type_text: str) -> tuple[int, int]:
     oid = chain[0][0]
     size, digits = default_length(chain), default_scale(chain)
     mods = text_modifiers(type_text)
-    first = _java_int_or_none(mods[0]) if mods else None
+    first = _parse_java_int(mods[0]) if mods else None
     if first is not None and oid in (TIMESTAMP, TIMESTAMPTZ, TIME, TIMETZ, INTERVAL):
-        size, digits = _java_int(precision(oid, first)), scale(oid, first)
+        size, digits = java_int(precision(oid, first)), scale(oid, first)
     elif first is not None:
         size = first
-    second = _java_int_or_none(mods[1]) if len(mods) > 1 else None
+    second = _parse_java_int(mods[1]) if len(mods) > 1 else None
     return size, (digits if second is None else second)
 
 
@@ -176,5 +177,5 @@ def relation_length_scale(chain: Chain, typmod: int) -> tuple[int, int]:
     """(length, scale) of a column described by a pgoutput Relation message (pgoutput's ColumnMetaData)."""
     if typmod != -1:
         oid = chain[0][0]
-        return _java_int(precision(oid, typmod)), scale(oid, typmod)
+        return java_int(precision(oid, typmod)), scale(oid, typmod)
     return default_length(chain), default_scale(chain)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Final
 
+from connect_worker.api.javacompat import java_long
 from connect_worker.api.schema import Schema, Type, date_schema, time_schema, timestamp_schema
 
 MICROS_PER_SECOND: Final = 1_000_000
@@ -18,24 +19,27 @@ LONG_MAX: Final = 2**63 - 1
 LONG_MIN: Final = -(2**63)
 
 
-def wrap_long(value: int) -> int:
-    """A Java long addition's result: the low 64 bits, signed."""
-    return (value + 2**63) % 2**64 - 2**63
-
-
 def epoch_micros(micros: int) -> int:
     """Conversions.toEpochMicros of an instant `micros` µs from the epoch, as Java computes it: the seconds
     (floor) through TimeUnit.SECONDS.toMicros, which saturates past ±9223372036854 s, then a wrapping long
-    addition of the µs within the second. Exact within the int64 range; past it (PostgreSQL timestamps reach
-    294276 AD) the value Debezium writes, never a number an int64 field cannot hold."""
+    addition of the µs within the second. That is `micros` itself from -9223372036854 s to the top of the
+    int64 range; past it
+    (PostgreSQL timestamps reach 294276 AD) the value Debezium writes, never a number an int64 field cannot
+    hold."""
+    if _SECONDS_FIT_FROM <= micros <= LONG_MAX:  # no saturation, no wrap: the value itself
+        return micros
     seconds, within = divmod(micros, MICROS_PER_SECOND)
-    if seconds > 9_223_372_036_854:
+    if seconds > _MAX_SECONDS:
         whole = LONG_MAX
-    elif seconds < -9_223_372_036_854:
+    elif seconds < -_MAX_SECONDS:
         whole = LONG_MIN
     else:
         whole = seconds * MICROS_PER_SECOND
-    return wrap_long(whole + within)
+    return java_long(whole + within)
+
+
+_MAX_SECONDS: Final = LONG_MAX // MICROS_PER_SECOND  # 9223372036854: TimeUnit.SECONDS.toMicros saturates past it
+_SECONDS_FIT_FROM: Final = -_MAX_SECONDS * MICROS_PER_SECOND
 
 
 def epoch_nanos(micros: int) -> int | None:

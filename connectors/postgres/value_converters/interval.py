@@ -11,12 +11,10 @@ convert like any other interval.)
 
 from __future__ import annotations
 
-import math
 from decimal import ROUND_DOWN, Decimal
-from fractions import Fraction
 from typing import Final, NamedTuple
 
-from connect_worker.api.javacompat import java_double_to_string
+from connect_worker.api.javacompat import java_double_to_long, java_double_to_string, java_int, java_math_round
 from connect_worker.api.schema import Schema, Type
 from connectors.postgres.value_converters._base import Factory, Mapping, TypeOptions, TypeSpec, bad_value
 
@@ -24,9 +22,6 @@ MICRO_DURATION_SCHEMA: Final = Schema(Type.INT64, name="io.debezium.time.MicroDu
 INTERVAL_SCHEMA: Final = Schema(Type.STRING, name="io.debezium.time.Interval", version=1)
 DAYS_PER_MONTH_AVG: Final = 365.25 / 12.0
 _NANO: Final = Decimal("0.000000001")
-_LONG_MAX: Final = 2**63 - 1
-_LONG_MIN: Final = -(2**63)
-_TWO_63: Final = float(2**63)
 
 
 class IntervalParts(NamedTuple):
@@ -39,33 +34,11 @@ class IntervalParts(NamedTuple):
 
 
 def _java_seconds(value: float) -> float:
-    """PGInterval.setSeconds then getSeconds: the µs rounded once (Math.round, exactly floor(x + 1/2)), split
-    into whole seconds and µs with Java's truncating division, added back as a double."""
-    micros = value * 1_000_000
-    if math.isnan(micros):
-        total = 0
-    elif math.isinf(micros):
-        total = _LONG_MAX if micros > 0 else _LONG_MIN
-    else:
-        total = max(_LONG_MIN, min(_LONG_MAX, math.floor(Fraction(micros) + Fraction(1, 2))))
+    """PGInterval.setSeconds then getSeconds: the µs rounded once (Math.round), split into whole seconds and µs
+    with Java's truncating division, added back as a double."""
+    total = java_math_round(value * 1_000_000)
     whole = abs(total) // 1_000_000 * (1 if total >= 0 else -1)
     return float(whole) + float(total - whole * 1_000_000) / 1_000_000.0
-
-
-def _java_int(value: int) -> int:
-    """Java int arithmetic's result: the low 32 bits, signed (PostgreSQL's own months always fit)."""
-    return (value + 2**31) % 2**32 - 2**31
-
-
-def java_long(value: float) -> int:
-    """Java's `(long)` cast of a double: truncation toward zero, saturation at the long range, NaN to 0."""
-    if value != value:
-        return 0
-    if value >= _TWO_63:
-        return _LONG_MAX
-    if value <= -_TWO_63:
-        return _LONG_MIN
-    return int(value)
 
 
 def parse_interval(text: str) -> IntervalParts:
@@ -113,9 +86,9 @@ def parse_interval(text: str) -> IntervalParts:
 def duration_micros(parts: IntervalParts) -> int:
     """MicroDuration.durationMicros: int months, then double arithmetic left to right, then Java's `(long)` cast,
     which saturates: '-178000000 years' is Long.MIN_VALUE, never a number an int64 field cannot hold."""
-    days = float(_java_int(_java_int(parts.years * 12) + parts.months)) * DAYS_PER_MONTH_AVG + float(parts.days)
+    days = float(java_int(java_int(parts.years * 12) + parts.months)) * DAYS_PER_MONTH_AVG + float(parts.days)
     seconds = ((days * 24 + parts.hours) * 60 + parts.minutes) * 60 + parts.seconds
-    return java_long(seconds * 1e6 + 0)
+    return java_double_to_long(seconds * 1e6 + 0)
 
 
 def iso_string(parts: IntervalParts) -> str:
