@@ -34,6 +34,7 @@ from connectors.postgres.protocol import pgoutput as pg
 from connectors.postgres.protocol.copy_both import PG_EPOCH_OFFSET_US
 from connectors.postgres.source_info import SourceInfo, SourceTemplate
 from connectors.relational.emitter import RecordFactory
+from connectors.relational.heartbeat import Heartbeat
 from connectors.relational.queue import ChangeEventQueue
 from connectors.relational.schema_builder import RowFn, TableSchema
 from connectors.relational.table import TableId
@@ -66,7 +67,6 @@ class StreamingSettings:
     message_filter: Callable[[str], bool]
     message_topic: str
     binary_message_content: Callable[[bytes], Any]
-    heartbeat_interval_s: float
     skip_messages_without_change: bool = False
     # max.queue.size.in.bytes > 0: records are put with an estimate of their size (else with 0, at no cost)
     estimate_sizes: bool = False
@@ -95,7 +95,7 @@ class StreamingChangeSource:
         message_records: Callable[..., SourceRecord],
         settings: StreamingSettings,
         stored: StoredPosition | None,
-        heartbeat: Callable[[Mapping[str, Any]], Awaitable[None]] | None = None,
+        heartbeat: Heartbeat | None = None,
         initial_offset: Mapping[str, Any] | None = None,
     ) -> None:
         """`initial_offset`: what a heartbeat carries before the first event (after a snapshot: Debezium's
@@ -126,7 +126,6 @@ class StreamingChangeSource:
             if stored is not None and not stored.snapshot_in_progress
             else None
         )
-        self._last_heartbeat = time.monotonic()
         # moves whenever the transaction id, commit time or last commit LSN change: what every event of a
         # transaction shares (source block, offset) is made once per generation
         self._gen = 0
@@ -226,10 +225,7 @@ class StreamingChangeSource:
         """Emit a heartbeat carrying the current offset when heartbeat.interval.ms has passed."""
         if self._heartbeat is None or self.last_offset is None or self._xid is not None:
             return
-        now = time.monotonic()
-        if now - self._last_heartbeat >= self._settings.heartbeat_interval_s:
-            self._last_heartbeat = now
-            await self._heartbeat(self.last_offset)
+        await self._heartbeat.maybe_emit(self.last_offset)
 
     # -- helpers -------------------------------------------------------------------------------------
     def _offset(self, lsn: int, message_type: str, *, transaction_keys: bool = True) -> dict[str, Any]:

@@ -41,7 +41,7 @@ import dataclasses
 import hashlib
 import re
 import struct
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
 from connect_worker.api.errors import ConfigError
@@ -57,6 +57,7 @@ __all__ = [
     "ColumnMappers",
     "java_serialized_string",
     "java_utf16_length",
+    "mapper_entries",
     "truncate_utf16",
 ]
 
@@ -237,23 +238,34 @@ class ColumnMappers:
         return not self._rules
 
     @classmethod
+    def from_entries(
+        cls,
+        entries: Sequence[tuple[str, str]],
+        *,
+        is_character_column: Callable[[Column], bool] | None = None,
+    ) -> ColumnMappers:
+        """Build the rules from a typed config's :func:`mapper_entries`. Raises ConfigError naming the first bad
+        property."""
+        rules, problems = _parse(entries)
+        if problems:
+            key, message = next(iter(problems.items()))
+            raise ConfigError(message[0], name=key)
+        return cls(rules, is_character_column=is_character_column)
+
+    @classmethod
     def from_config(
         cls,
         props: Mapping[str, str],
         *,
         is_character_column: Callable[[Column], bool] | None = None,
     ) -> ColumnMappers:
-        """Build the rules from the raw connector config. Raises ConfigError naming the first bad property."""
-        rules, problems = _parse(props)
-        if problems:
-            key, message = next(iter(problems.items()))
-            raise ConfigError(message[0], name=key)
-        return cls(rules, is_character_column=is_character_column)
+        """Build the rules from a properties map (tests and tools; connectors parse once, from_entries)."""
+        return cls.from_entries(mapper_entries(props), is_character_column=is_character_column)
 
     @staticmethod
     def problems(props: Mapping[str, str]) -> dict[str, list[str]]:
         """Every problem with the column mapper properties, by key (for a connector's validate())."""
-        return _parse(props)[1]
+        return _parse(mapper_entries(props))[1]
 
     def mapper_for(self, table_id: TableId, column: Column) -> ColumnMapper | None:
         key = (table_id, column)
@@ -311,13 +323,20 @@ def _propagated_parameters(column: Column) -> tuple[tuple[str, str], ...]:
     return tuple(params)
 
 
-def _parse(props: Mapping[str, str]) -> tuple[list[_Rule], dict[str, list[str]]]:
+def mapper_entries(props: Mapping[str, object]) -> tuple[tuple[str, str], ...]:
+    """The ``column.*`` / ``datatype.*`` entries of a config, in the order of a java.util.HashMap holding the whole
+    config (approximates Debezium's Configuration map, whose order decides which rule of a kind wins)."""
+    keys = [k for k in java_hashmap_order(dict(props)) if k.startswith(("column.", "datatype."))]
+    return tuple((k, str(props[k])) for k in keys if props[k] is not None)
+
+
+def _parse(entries: Sequence[tuple[str, str]]) -> tuple[list[_Rule], dict[str, list[str]]]:
     problems: dict[str, list[str]] = {}
-    # the order of a java.util.HashMap holding the whole config (approximates Debezium's Configuration map)
-    ordered = [k for k in java_hashmap_order(dict(props)) if k.startswith(("column.", "datatype."))]
+    values = dict(entries)
+    ordered = [k for k, _ in entries]
 
     def patterns(key: str) -> RegexList | None:
-        value = props[key]
+        value = values[key]
         if is_blank(value):
             return None
         try:

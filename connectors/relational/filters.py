@@ -179,6 +179,27 @@ def _raise_exclusive(props: Mapping[str, str], include: str, exclude: str) -> No
         )
 
 
+def exclusive_lists(
+    include_key: str, include: Sequence[str], exclude_key: str, exclude: Sequence[str]
+) -> tuple[RegexList | None, RegexList | None]:
+    """An include and an exclude list of a typed config (already split) as RegexLists; both set is an error."""
+    if include and exclude:
+        raise ConfigError(
+            f'"{include_key}" is already specified; "{include_key}" and "{exclude_key}" are mutually exclusive',
+            name=exclude_key,
+        )
+    return _compiled(include_key, include), _compiled(exclude_key, exclude)
+
+
+def _compiled(key: str, patterns: Sequence[str]) -> RegexList | None:
+    if not patterns:
+        return None
+    try:
+        return RegexList(patterns)
+    except JavaRegexError as e:
+        raise ConfigError(f"Invalid value {','.join(patterns)} for configuration {key}: {e}", name=key) from e
+
+
 def _as_bool(value: str | None, default: bool) -> bool:
     if value is None:
         return default

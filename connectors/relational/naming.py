@@ -107,17 +107,6 @@ class TopicNamingStrategy:
 
     @classmethod
     def from_config(cls, props: Mapping[str, str]) -> TopicNamingStrategy:
-        prefix = props.get(TOPIC_PREFIX)
-        if prefix is None or is_blank(prefix):
-            raise ConfigError(f'The "{TOPIC_PREFIX}" value is invalid: A value is required', name=TOPIC_PREFIX)
-        for key in (TOPIC_PREFIX, TOPIC_DELIMITER, TOPIC_HEARTBEAT_PREFIX, TOPIC_TRANSACTION):
-            value = props.get(key)
-            if value is not None and not all(c in _TOPIC_CHARS for c in value):
-                raise ConfigError(
-                    f'The "{key}" value "{value}" is invalid: must contain only alphanumeric characters, '
-                    "'-', '.' and '_'",
-                    name=key,
-                )
         raw_size = props.get(TOPIC_CACHE_SIZE, str(DEFAULT_CACHE_SIZE))
         try:
             cache_size = int(raw_size.strip())
@@ -125,11 +114,40 @@ class TopicNamingStrategy:
             raise ConfigError(
                 f"Invalid value {raw_size} for configuration {TOPIC_CACHE_SIZE}", name=TOPIC_CACHE_SIZE
             ) from None
-        return cls(
-            prefix,
+        return cls.checked(
+            props.get(TOPIC_PREFIX) or "",
             delimiter=props.get(TOPIC_DELIMITER, "."),
             transaction=props.get(TOPIC_TRANSACTION, DEFAULT_TRANSACTION_TOPIC),
             heartbeat_prefix=props.get(TOPIC_HEARTBEAT_PREFIX, DEFAULT_HEARTBEAT_PREFIX),
+            cache_size=cache_size,
+        )
+
+    @classmethod
+    def checked(
+        cls,
+        prefix: str,
+        *,
+        delimiter: str,
+        transaction: str,
+        heartbeat_prefix: str,
+        cache_size: int = DEFAULT_CACHE_SIZE,
+    ) -> TopicNamingStrategy:
+        """The strategy of a typed config's values, each checked to hold only topic-name characters."""
+        if is_blank(prefix):
+            raise ConfigError(f'The "{TOPIC_PREFIX}" value is invalid: A value is required', name=TOPIC_PREFIX)
+        named = ((TOPIC_PREFIX, prefix), (TOPIC_DELIMITER, delimiter), (TOPIC_HEARTBEAT_PREFIX, heartbeat_prefix))
+        for key, value in (*named, (TOPIC_TRANSACTION, transaction)):
+            if not all(c in _TOPIC_CHARS for c in value):
+                raise ConfigError(
+                    f'The "{key}" value "{value}" is invalid: must contain only alphanumeric characters, '
+                    "'-', '.' and '_'",
+                    name=key,
+                )
+        return cls(
+            prefix,
+            delimiter=delimiter,
+            transaction=transaction,
+            heartbeat_prefix=heartbeat_prefix,
             cache_size=cache_size,
         )
 
@@ -260,9 +278,16 @@ def field_name_adjuster(mode: str = "none") -> SchemaNameAdjuster:
 
 def adjusters_from_config(props: Mapping[str, str]) -> tuple[SchemaNameAdjuster, SchemaNameAdjuster]:
     """(schema-name adjuster, field-name adjuster) from `schema.name.adjustment.mode` / `field.name.adjustment.mode`."""
+    return adjusters(props.get(SCHEMA_NAME_ADJUSTMENT_MODE, "none"), props.get(FIELD_NAME_ADJUSTMENT_MODE, "none"))
+
+
+def adjusters(schema_mode: str, field_mode: str) -> tuple[SchemaNameAdjuster, SchemaNameAdjuster]:
+    """(schema-name adjuster, field-name adjuster) of a typed config's two adjustment modes."""
     out = []
-    for key, field_names in ((SCHEMA_NAME_ADJUSTMENT_MODE, False), (FIELD_NAME_ADJUSTMENT_MODE, True)):
-        value = props.get(key, "none")
+    for key, field_names, value in (
+        (SCHEMA_NAME_ADJUSTMENT_MODE, False, schema_mode),
+        (FIELD_NAME_ADJUSTMENT_MODE, True, field_mode),
+    ):
         if value.strip().lower() not in ADJUSTMENT_MODES:
             raise ConfigError(
                 f'The "{key}" value "{value}" is invalid: must be one of {", ".join(ADJUSTMENT_MODES)}', name=key

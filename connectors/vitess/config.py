@@ -18,6 +18,8 @@ from typing import Any, Final
 from connect_worker.api import ConfigDef, ConfigKey, ConfigType, ConfigValue, Importance
 from connect_worker.api.config import Password, at_least, between, one_of
 from connect_worker.api.errors import ConfigError
+from connectors.relational.column_mappers import mapper_entries
+from connectors.relational.filters import JavaRegexError, split_regex_list
 
 log = logging.getLogger(__name__)
 
@@ -162,6 +164,23 @@ class VitessConnectorConfig:
     table_topic_naming: bool
     errors_max_retries: int
     retriable_restart_wait_ms: int
+    table_include_list: tuple[str, ...]
+    table_exclude_list: tuple[str, ...]
+    column_include_list: tuple[str, ...]
+    column_exclude_list: tuple[str, ...]
+    message_key_columns: str | None
+    #: the column.* / datatype.* mapper entries in Debezium's order (column_mappers.mapper_entries)
+    column_rules: tuple[tuple[str, str], ...]
+    topic_delimiter: str
+    topic_transaction: str
+    topic_heartbeat_prefix: str
+    topic_cache_size: int
+    schema_name_adjustment_mode: str
+    field_name_adjustment_mode: str
+    #: keys the Vitess connector does not define: Debezium's defaults (keyspaces are not filtered by schema lists)
+    schema_include_list: tuple[str, ...] = ()
+    schema_exclude_list: tuple[str, ...] = ()
+    table_ignore_builtin: bool = True
 
     @classmethod
     def from_props(cls, props: Mapping[str, Any]) -> VitessConnectorConfig:
@@ -208,7 +227,27 @@ class VitessConnectorConfig:
             table_topic_naming=p["topic.naming.strategy"] == TABLE_TOPIC_STRATEGY,
             errors_max_retries=p["errors.max.retries"],
             retriable_restart_wait_ms=p["retriable.restart.connector.wait.ms"],
+            table_include_list=_regexes(p, "table.include.list"),
+            table_exclude_list=_regexes(p, "table.exclude.list"),
+            column_include_list=_regexes(p, "column.include.list"),
+            column_exclude_list=_regexes(p, "column.exclude.list"),
+            message_key_columns=p["message.key.columns"],
+            column_rules=mapper_entries(props),
+            topic_delimiter=p["topic.delimiter"],
+            topic_transaction=p["topic.transaction"],
+            topic_heartbeat_prefix=p["topic.heartbeat.prefix"],
+            topic_cache_size=p["topic.cache.size"],
+            schema_name_adjustment_mode=p["schema.name.adjustment.mode"],
+            field_name_adjustment_mode=p["field.name.adjustment.mode"],
         )
+
+
+def _regexes(p: Mapping[str, Any], key: str) -> tuple[str, ...]:
+    value = p[key]
+    try:
+        return tuple(split_regex_list(value)) if value else ()
+    except JavaRegexError as e:
+        raise ConfigError(f"Invalid value {value} for configuration {key}: {e}", name=key) from e
 
 
 def parse_grpc_headers(text: str | None) -> tuple[tuple[str, str], ...]:

@@ -11,15 +11,14 @@ unit's own VGTID, so a crash inside a transaction replays the whole transaction.
 from __future__ import annotations
 
 import logging
-import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
 from connect_worker.api import DataError, Schema, SourceRecord, Struct, Type
 from connect_worker.api.schema import struct_schema
-from connectors.relational import metadata_schemas as md
 from connectors.relational.emitter import RecordFactory
+from connectors.relational.heartbeat import Heartbeat
 from connectors.relational.metrics import StreamingMetrics
 from connectors.relational.queue import ChangeEventQueue
 from connectors.relational.schema_builder import RowFn, TableSchema
@@ -55,8 +54,6 @@ class StreamSettings:
     server_name: str
     keyspace: str
     skipped_operations: frozenset[str]
-    heartbeat_topic: str
-    heartbeat_interval_s: float
     failure_handling_mode: str  # fail | warn | skip | ignore
     estimate_sizes: bool = False  # max.queue.size.in.bytes > 0: records are put with an estimate of their size
 
@@ -76,6 +73,7 @@ class VStreamSource:
         position: str | None,
         transactions: TransactionMonitor | None = None,
         metrics: StreamingMetrics | None = None,
+        heartbeat: Heartbeat | None = None,
     ) -> None:
         self._queue = queue
         self._records = records
@@ -89,7 +87,7 @@ class VStreamSource:
         # reaches the shards one after the other
         self._tables: dict[tuple[str, str], _TableState | None] = {}
         self.position = position  # the VGTID JSON of the last completed unit (the restart position)
-        self._last_heartbeat = 0.0
+        self._heartbeat = heartbeat
 
     # -- units -------------------------------------------------------------------------------------
     async def handle(self, unit: Unit) -> None:
@@ -251,24 +249,13 @@ class VStreamSource:
 
     # -- heartbeats ----------------------------------------------------------------
     async def _maybe_heartbeat(self) -> None:
-        interval = self._settings.heartbeat_interval_s
-        now = time.monotonic()
-        if interval <= 0 or self.position is None or now - self._last_heartbeat < interval:
-            return
-        self._last_heartbeat = now
-        name = self._settings.server_name
-        await self._queue.put(
-            SourceRecord(
-                {"server": name},
-                {"vgtid": self.position},
-                self._settings.heartbeat_topic,
-                0,
-                md.HEARTBEAT_KEY_SCHEMA,
-                md.heartbeat_key(name),
-                HEARTBEAT_VALUE_SCHEMA,
-                Struct.of(HEARTBEAT_VALUE_SCHEMA, (self.position, time.time_ns() // 1_000_000)),
-            )
-        )
+        if self._heartbeat is not None and self.position is not None:
+            await self._heartbeat.maybe_emit({"vgtid": self.position})
+
+
+def heartbeat_value(offset: Mapping[str, Any], now_ms: int) -> tuple[Schema, Any]:
+    """Vitess's heartbeat value: the VGTID with the time (io.debezium.connector.vitess.Heartbeat)."""
+    return HEARTBEAT_VALUE_SCHEMA, Struct.of(HEARTBEAT_VALUE_SCHEMA, (offset["vgtid"], now_ms))
 
 
 def _decode(row: Any, binary: tuple[bool, ...], tid: TableId) -> tuple[str | None, ...]:

@@ -60,6 +60,7 @@ from connectors.postgres.config.modes import (
 )
 from connectors.postgres.config.validation import Outcome, check_props, validate_props
 from connectors.postgres.libpq import conninfo, describe_connection, libpq_quote, redact
+from connectors.relational.column_mappers import mapper_entries
 from connectors.relational.filters import split_regex_list
 
 __all__ = [
@@ -144,10 +145,7 @@ class PostgresConnectorConfig:
     slot_max_retries: int
     slot_retry_delay_ms: int
     status_update_interval_ms: int
-    lsn_flush_timeout_ms: int
-    lsn_flush_timeout_action: LsnFlushTimeoutAction
     tcp_keepalive: bool
-    xmin_fetch_interval_ms: int
     skipped_operations: frozenset[str]
     lsn_flush_mode: LsnFlushMode
     event_processing_failure_handling_mode: EventProcessingFailureHandlingMode
@@ -157,9 +155,7 @@ class PostgresConnectorConfig:
     poll_interval_ms: int
     provide_transaction_metadata: bool
     snapshot_delay_ms: int
-    streaming_delay_ms: int
     snapshot_include_collection_list: tuple[str, ...]
-    snapshot_fetch_size: int
     snapshot_max_threads: int
     snapshot_max_threads_multiplier: int
     legacy_snapshot_max_threads: bool  # one piece per table (either legacy key)
@@ -170,26 +166,20 @@ class PostgresConnectorConfig:
     snapshot_start_stream: bool
     snapshot_on_schema_error: bool
     snapshot_on_data_error: bool
-    snapshot_isolation_mode: SnapshotIsolationMode
     snapshot_locking_mode: SnapshotLockingMode
     snapshot_locking_mode_custom_name: str | None
     snapshot_query_mode: SnapshotQueryMode
     snapshot_query_mode_custom_name: str | None
     snapshot_lock_timeout_ms: int
     snapshot_select_statement_overrides: Mapping[str, str]
-    snapshot_tables_order_by_row_count: str
-    retriable_restart_connector_wait_ms: int
+    retriable_restart_wait_ms: int
     errors_max_retries: int
-    query_fetch_size: int
-    incremental_snapshot_chunk_size: int
-    incremental_snapshot_watermarking_strategy: str
     log_position_check_enable: bool
     decimal_handling_mode: DecimalHandlingMode
     time_precision_mode: TimePrecisionMode
     hstore_handling_mode: HStoreHandlingMode
     binary_handling_mode: BinaryHandlingMode
     interval_handling_mode: IntervalHandlingMode
-    schema_refresh_mode: SchemaRefreshMode
     schema_name_adjustment_mode: NameAdjustmentMode
     field_name_adjustment_mode: NameAdjustmentMode
     unavailable_value_placeholder: str
@@ -203,12 +193,7 @@ class PostgresConnectorConfig:
     topic_heartbeat_prefix: str
     topic_delimiter: str
     topic_transaction: str
-    topic_naming_strategy: str
-    signal_data_collection: str | None
-    signal_enabled_channels: tuple[str, ...]
-    signal_poll_interval_ms: int
-    notification_enabled_channels: tuple[str, ...]
-    notification_sink_topic_name: str | None
+    topic_cache_size: int
     schema_include_list: tuple[str, ...]
     schema_exclude_list: tuple[str, ...]
     table_include_list: tuple[str, ...]
@@ -216,15 +201,12 @@ class PostgresConnectorConfig:
     column_include_list: tuple[str, ...]
     column_exclude_list: tuple[str, ...]
     table_ignore_builtin: bool
-    message_key_columns: tuple[KeyColumnsRule, ...]
-    column_masks: tuple[ColumnMaskRule, ...]
-    column_propagate_source_type: tuple[str, ...]
-    datatype_propagate_source_type: tuple[str, ...]
-    include_schema_comments: bool
+    message_key_columns: str | None
+    #: the column.* / datatype.* mapper entries in Debezium's order (column_mappers.mapper_entries)
+    column_rules: tuple[tuple[str, str], ...]
     include_unknown_datatypes: bool
     skip_messages_without_change: bool
     converters: tuple[str, ...]
-    custom_metric_tags: tuple[str, ...]
     #: YugabyteDB's slot.lsn.type (SEQUENCE or HYBRID_TIME), used when the server is YugabyteDB.
     slot_lsn_type: str = "SEQUENCE"
     #: ``database.*`` keys nobody defines, prefix stripped, for the driver (see :func:`conninfo`).
@@ -246,10 +228,10 @@ class PostgresConnectorConfig:
             raise ConfigError("Invalid PostgreSQL connector configuration: " + "; ".join(errors), name=first)
         for warning in outcome.warnings:
             log.warning("%s", warning)
-        return cls._build(outcome)
+        return cls._build(outcome, props)
 
     @classmethod
-    def _build(cls, o: Outcome) -> PostgresConnectorConfig:
+    def _build(cls, o: Outcome, props: Mapping[str, Any]) -> PostgresConnectorConfig:
         p = o.parsed
 
         def s(name: str) -> str | None:
@@ -272,7 +254,6 @@ class PostgresConnectorConfig:
         heartbeat_prefix = p["topic.heartbeat.prefix"]
         if "topic.heartbeat.prefix" not in o.supplied:
             heartbeat_prefix = p["heartbeat.topics.prefix"]
-        signal = p["signal.data.collection"]
         return cls(
             topic_prefix=p["topic.prefix"],
             hostname=p["database.hostname"],
@@ -298,10 +279,7 @@ class PostgresConnectorConfig:
             slot_max_retries=p["slot.max.retries"],
             slot_retry_delay_ms=p["slot.retry.delay.ms"],
             status_update_interval_ms=p["status.update.interval.ms"],
-            lsn_flush_timeout_ms=p["lsn.flush.timeout.ms"],
-            lsn_flush_timeout_action=LsnFlushTimeoutAction(e("lsn.flush.timeout.action")),
             tcp_keepalive=p["database.tcpKeepAlive"],
-            xmin_fetch_interval_ms=p["xmin.fetch.interval.ms"],
             skipped_operations=skipped,
             lsn_flush_mode=LsnFlushMode(str(flush_mode).lower()),
             event_processing_failure_handling_mode=EventProcessingFailureHandlingMode(
@@ -313,9 +291,7 @@ class PostgresConnectorConfig:
             poll_interval_ms=p["poll.interval.ms"],
             provide_transaction_metadata=p["provide.transaction.metadata"],
             snapshot_delay_ms=p["snapshot.delay.ms"],
-            streaming_delay_ms=p["streaming.delay.ms"],
             snapshot_include_collection_list=t("snapshot.include.collection.list"),
-            snapshot_fetch_size=10240 if p["snapshot.fetch.size"] is None else p["snapshot.fetch.size"],
             snapshot_max_threads=p["snapshot.max.threads"],
             snapshot_max_threads_multiplier=p["snapshot.max.threads.multiplier"],
             legacy_snapshot_max_threads=bool(
@@ -328,26 +304,20 @@ class PostgresConnectorConfig:
             snapshot_start_stream=p["snapshot.mode.configuration.based.start.stream"],
             snapshot_on_schema_error=p["snapshot.mode.configuration.based.snapshot.on.schema.error"],
             snapshot_on_data_error=p["snapshot.mode.configuration.based.snapshot.on.data.error"],
-            snapshot_isolation_mode=SnapshotIsolationMode(e("snapshot.isolation.mode")),
             snapshot_locking_mode=SnapshotLockingMode(e("snapshot.locking.mode")),
             snapshot_locking_mode_custom_name=s("snapshot.locking.mode.custom.name"),
             snapshot_query_mode=SnapshotQueryMode(e("snapshot.query.mode")),
             snapshot_query_mode_custom_name=s("snapshot.query.mode.custom.name"),
             snapshot_lock_timeout_ms=p["snapshot.lock.timeout.ms"],
             snapshot_select_statement_overrides=dict(o.select_overrides),
-            snapshot_tables_order_by_row_count=e("snapshot.tables.order.by.row.count"),
-            retriable_restart_connector_wait_ms=p["retriable.restart.connector.wait.ms"],
+            retriable_restart_wait_ms=p["retriable.restart.connector.wait.ms"],
             errors_max_retries=p["errors.max.retries"],
-            query_fetch_size=p["query.fetch.size"],
-            incremental_snapshot_chunk_size=p["incremental.snapshot.chunk.size"],
-            incremental_snapshot_watermarking_strategy=e("incremental.snapshot.watermarking.strategy"),
             log_position_check_enable=p["internal.log.position.check.enable"],
             decimal_handling_mode=DecimalHandlingMode(e("decimal.handling.mode")),
             time_precision_mode=TimePrecisionMode(e("time.precision.mode")),
             hstore_handling_mode=HStoreHandlingMode(e("hstore.handling.mode")),
             binary_handling_mode=BinaryHandlingMode(e("binary.handling.mode")),
             interval_handling_mode=IntervalHandlingMode(e("interval.handling.mode")),
-            schema_refresh_mode=SchemaRefreshMode(e("schema.refresh.mode")),
             schema_name_adjustment_mode=NameAdjustmentMode(e("schema.name.adjustment.mode")),
             field_name_adjustment_mode=NameAdjustmentMode(e("field.name.adjustment.mode")),
             unavailable_value_placeholder=p["unavailable.value.placeholder"],
@@ -361,12 +331,7 @@ class PostgresConnectorConfig:
             topic_heartbeat_prefix=heartbeat_prefix,
             topic_delimiter=p["topic.delimiter"],
             topic_transaction=p["topic.transaction"],
-            topic_naming_strategy=p["topic.naming.strategy"],
-            signal_data_collection=",".join(signal) if signal else None,
-            signal_enabled_channels=t("signal.enabled.channels"),
-            signal_poll_interval_ms=p["signal.poll.interval.ms"],
-            notification_enabled_channels=t("notification.enabled.channels"),
-            notification_sink_topic_name=s("notification.sink.topic.name"),
+            topic_cache_size=p["topic.cache.size"],
             schema_include_list=t("schema.include.list"),
             schema_exclude_list=t("schema.exclude.list"),
             table_include_list=t("table.include.list"),
@@ -374,15 +339,11 @@ class PostgresConnectorConfig:
             column_include_list=t("column.include.list"),
             column_exclude_list=t("column.exclude.list"),
             table_ignore_builtin=p["table.ignore.builtin"],
-            message_key_columns=o.key_columns,
-            column_masks=o.masks,
-            column_propagate_source_type=t("column.propagate.source.type"),
-            datatype_propagate_source_type=t("datatype.propagate.source.type"),
-            include_schema_comments=p["include.schema.comments"],
+            message_key_columns=s("message.key.columns"),
+            column_rules=mapper_entries(props),
             include_unknown_datatypes=p["include.unknown.datatypes"],
             skip_messages_without_change=p["skip.messages.without.change"],
             converters=tuple(split_list(p["converters"])) if p["converters"] else (),
-            custom_metric_tags=t("custom.metric.tags"),
             driver_properties=dict(o.driver_properties),
             values=dict(p),
             supplied_keys=frozenset(o.supplied),

@@ -30,6 +30,7 @@ from connectors.postgres.config import (
     split_regex_list,
     validate_props,
 )
+from connectors.postgres.config.validation import check_props
 
 BASE: dict[str, str] = {
     "connector.class": "io.debezium.connector.postgresql.PostgresConnector",
@@ -149,7 +150,7 @@ def test_defaults_of_the_typed_config() -> None:
     assert cfg.publication_autocreate_mode is AutoCreateMode.ALL_TABLES
     assert cfg.sslmode is SecureConnectionMode.PREFER
     assert cfg.snapshot_mode is SnapshotMode.INITIAL
-    assert cfg.snapshot_fetch_size == 10240
+    assert cfg.values["snapshot.fetch.size"] is None  # Debezium's default: the connector's own (10240)
     assert (cfg.max_batch_size, cfg.max_queue_size, cfg.poll_interval_ms) == (2048, 8192, 500)
     assert cfg.skipped_operations == frozenset({"t"})
     assert cfg.lsn_flush_mode is LsnFlushMode.CONNECTOR
@@ -162,7 +163,7 @@ def test_defaults_of_the_typed_config() -> None:
 
 
 def test_typed_values_are_parsed_once() -> None:
-    cfg = PostgresConnectorConfig.from_props(
+    props = (
         BASE
         | {
             "snapshot.mode": "CONFIGURATION_BASED",
@@ -180,16 +181,23 @@ def test_typed_values_are_parsed_once() -> None:
             "database.ApplicationName": "app",
         }
     )
+    cfg = PostgresConnectorConfig.from_props(props)
     assert cfg.snapshot_mode is SnapshotMode.CONFIGURATION_BASED and cfg.snapshot_data is True
     assert cfg.table_include_list == ("public.a", "public\\.b{1,2}", "s.c")
     assert cfg.skipped_operations == frozenset()
     assert cfg.lsn_flush_mode is LsnFlushMode.MANUAL
     assert cfg.topic_heartbeat_prefix == "hb"
     assert cfg.unavailable_value_placeholder_bytes == b"\x00\xff"
-    assert cfg.message_key_columns == (KeyColumnsRule("public.t", ("id",)), KeyColumnsRule("s\\.u", ("a", "b")))
-    assert ColumnMaskRule("truncate", ("public.t.name",), length=20) in cfg.column_masks
+    assert cfg.message_key_columns == "public.t:id;s\\.u:a, b"
+    assert dict(cfg.column_rules) == {
+        "column.truncate.to.20.chars": "public.t.name",
+        "column.mask.hash.SHA-256.with.salt.pepper": "public.t.email,public.t.phone",
+    }
+    outcome = check_props(props)  # what /config/validate checks the rules with
+    assert outcome.key_columns == (KeyColumnsRule("public.t", ("id",)), KeyColumnsRule("s\\.u", ("a", "b")))
+    assert ColumnMaskRule("truncate", ("public.t.name",), length=20) in outcome.masks
     assert ColumnMaskRule("hash", ("public.t.email", "public.t.phone"), algorithm="SHA-256", salt="pepper") in (
-        cfg.column_masks
+        outcome.masks
     )
     assert cfg.snapshot_select_statement_overrides == {"public.t": "SELECT * FROM public.t WHERE id > 3"}
     assert cfg.driver_properties == {"ApplicationName": "app"}
@@ -439,7 +447,8 @@ def test_signal_and_notification_keys() -> None:
     assert errors(BASE | {"signal.enabled.channels": "kafka", "signal.kafka.bootstrap.servers": "b:9092"}) == {}
     assert list(errors(BASE | {"signal.data.collection": "just_a_table"})) == ["signal.data.collection"]
     cfg = PostgresConnectorConfig.from_props(BASE | {"signal.data.collection": "public.dbz_signal"})
-    assert cfg.signal_data_collection == "public.dbz_signal" and cfg.signal_enabled_channels == ("source",)
+    assert tuple(cfg.values["signal.data.collection"]) == ("public.dbz_signal",)
+    assert tuple(cfg.values["signal.enabled.channels"]) == ("source",)
 
 
 def test_database_pass_through_keys_are_not_errors() -> None:

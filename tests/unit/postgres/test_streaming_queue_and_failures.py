@@ -67,7 +67,6 @@ def _source(queue: ChangeEventQueue, **settings: Any) -> StreamingChangeSource:
             message_filter=lambda _p: True,
             message_topic="p.message",
             binary_message_content=lambda b: b,
-            heartbeat_interval_s=0,
             **settings,
         ),
         stored=None,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
@@ -9,13 +10,14 @@ import pytest
 from connect_worker.api import DataError
 from connectors.relational import metadata_schemas as md
 from connectors.relational.emitter import record_factory
+from connectors.relational.heartbeat import Heartbeat
 from connectors.relational.queue import ChangeEventQueue
 from connectors.relational.schema_builder import EnvelopeLayout, SchemaBuilderSettings, TableSchema
 from connectors.relational.table import Table
 from connectors.relational.transactions import TransactionMonitor
 from connectors.vitess.events import UnitAssembler
 from connectors.vitess.source_info import VITESS_SOURCE_SCHEMA
-from connectors.vitess.streaming import StreamSettings, VStreamSource
+from connectors.vitess.streaming import StreamSettings, VStreamSource, heartbeat_value
 from connectors.vitess.tables import IllegalColumnNameError
 from connectors.vitess.value_converters import VitessTypeOptions, converter_for, is_binary
 from connectors.vitess.vgtid import ShardGtid, Vgtid
@@ -33,7 +35,7 @@ def make_source(
     queue: ChangeEventQueue,
     *,
     tx: bool = False,
-    heartbeat_s: float = 0,
+    heartbeat_s: float = 0,  # > 0: heartbeats every heartbeat_s seconds
     mode: str = "fail",
     skipped: frozenset[str] = frozenset(),
     estimate_sizes: bool = False,
@@ -62,8 +64,6 @@ def make_source(
             server_name="vt",
             keyspace="ks",
             skipped_operations=skipped,
-            heartbeat_topic="__debezium-heartbeat.vt",
-            heartbeat_interval_s=heartbeat_s,
             failure_handling_mode=mode,
             estimate_sizes=estimate_sizes,
         ),
@@ -72,6 +72,16 @@ def make_source(
         topic_for=lambda tid: f"vt.{tid}",
         position=at("g0").to_json(),
         transactions=TransactionMonitor(partition={"server": "vt"}, topic="vt.transaction") if tx else None,
+        heartbeat=Heartbeat(
+            queue=queue,
+            partition={"server": "vt"},
+            topic="__debezium-heartbeat.vt",
+            server_name="vt",
+            interval_ms=round(heartbeat_s * 1000),
+            value=heartbeat_value,
+        )
+        if heartbeat_s
+        else None,
     )
 
 
@@ -158,6 +168,7 @@ async def test_column_count_mismatch_and_anonymous_columns_fail() -> None:
 async def test_heartbeats_carry_the_position() -> None:
     queue = new_queue()
     source = make_source(queue, heartbeat_s=0.001)
+    await asyncio.sleep(0.01)  # the first heartbeat is due one interval after the stream starts (Debezium's rule)
     await run(source, [heartbeat()])
     (record,) = await queue.poll()
     assert record.topic == "__debezium-heartbeat.vt" and record.key.get("serverName") == "vt"

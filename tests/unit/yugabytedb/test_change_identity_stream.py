@@ -77,7 +77,6 @@ def yb_source(
             message_filter=lambda _p: False,
             message_topic="yb.message",
             binary_message_content=lambda b: b,
-            heartbeat_interval_s=0,
             skip_replayed=skip_replayed,
         ),
         stored=stored,

@@ -9,10 +9,13 @@ from typing import Any
 import pytest
 
 from connect_worker.api.errors import ConfigError
+from connect_worker.api.metrics import MetricsGroup
 from connectors.postgres.lsn import Lsn
 from connectors.postgres.protocol.commands import SnapshotAction, create_replication_slot
 from connectors.postgres.snapshot_chunks import HybridTimeSnapshot, import_statement
+from connectors.postgres.sources import PostgresSources
 from connectors.postgres.task import PostgresConnectorTask
+from connectors.relational.pipeline import Pipeline
 from connectors.yugabytedb.config import parse_yb_config, validate_yb_props
 from connectors.yugabytedb.task import YugabyteDBConnectorTask
 from tests.unit.yugabytedb.test_config import BASE
@@ -58,11 +61,15 @@ class _Stream:
 
 
 async def _confirmed(task: PostgresConnectorTask, offsets: list[dict[str, Any]]) -> list[int]:
+    """What the task's sources confirm to a streaming slot when Kafka holds ``offsets``."""
     stream = _Stream()
-    task._config = parse_yb_config(BASE)
-    task._stream = stream  # type: ignore[assignment]
-    task._streaming_started = True
-    await task.offsets_flushed([({"server": "yb"}, o) for o in offsets])
+    config = parse_yb_config(BASE)
+    pipeline = Pipeline(config, task.flavor(config), MetricsGroup("test"))
+    sources = task.new_sources(config, pipeline, None)
+    assert isinstance(sources, PostgresSources)
+    sources._stream = stream  # type: ignore[assignment]
+    sources._streaming_started = True
+    await sources.offsets_flushed([({"server": "yb"}, o) for o in offsets])
     return [int(lsn) for lsn in stream.confirmed]
 
 
