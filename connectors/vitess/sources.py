@@ -16,11 +16,12 @@ from typing import Any
 
 import grpc
 
-from connect_worker.api import ConnectError, RetriableError
+from connect_worker.api import ConnectError
 from connectors.relational.pipeline import Pipeline
 from connectors.relational.schema_builder import TableSchema
 from connectors.relational.table import Table, TableId
 from connectors.vitess.config import VitessConnectorConfig
+from connectors.vitess.errors import from_grpc
 from connectors.vitess.events import UnitAssembler
 from connectors.vitess.streaming import StreamSettings, VStreamSource, heartbeat_value
 from connectors.vitess.value_converters import is_binary
@@ -28,17 +29,6 @@ from connectors.vitess.vgtid import ShardGtid, Vgtid
 from connectors.vitess.vtgate import VtgateClient
 
 log = logging.getLogger(__name__)
-
-#: gRPC statuses a restart cannot cure: the task fails at once.
-_FATAL = frozenset(
-    {
-        grpc.StatusCode.UNAUTHENTICATED,
-        grpc.StatusCode.PERMISSION_DENIED,
-        grpc.StatusCode.INVALID_ARGUMENT,
-        grpc.StatusCode.UNIMPLEMENTED,
-    }
-)
-
 
 class VitessSources:
     def __init__(self, config: VitessConnectorConfig, pipeline: Pipeline, stored_offset: Mapping[str, Any] | None):
@@ -118,10 +108,7 @@ class VitessSources:
                     for unit in assembler.feed(events):
                         await source.handle(unit)
         except grpc.aio.AioRpcError as e:
-            message = f"VStream from {config.hostname}:{config.port} failed: {e.code().name}: {e.details()}"
-            if e.code() in _FATAL:
-                raise ConnectError(message) from e
-            raise RetriableError(message) from e
+            raise from_grpc(e, f"{config.hostname}:{config.port}") from e
         finally:
             self._metrics.connected(False)
         reshard = " (vitess.stop_on_reshard=true: a reshard happened; restart with the new shards)"
