@@ -1,84 +1,53 @@
 """The standalone herder: runs every connector and task in this process, with configs, target states,
-statuses and offsets kept in Kafka topics so a restarted worker resumes everything as it was."""
+statuses and offsets kept in Kafka topics so a restarted worker resumes everything as it was. It is the
+control-plane state machine; the Worker runs what it decides (the interfaces it uses: herder_ports.py)."""
 
 from __future__ import annotations
 
 import asyncio
-import dataclasses
-import hashlib
 import logging
-import traceback
-from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+from collections.abc import Iterable, Mapping
 
-from connect_worker import __version__
-from connect_worker.api import (
-    AlreadyExistsError,
-    BadRequestError,
-    ConfigError,
-    ConnectError,
-    NotFoundError,
-    PluginType,
-)
+from connect_worker.api import AlreadyExistsError, BadRequestError, NotFoundError, PluginType
 from connect_worker.api.javacompat import java_hashmap_order
-from connect_worker.kafka.admin import TopicAdmin
+from connect_worker.runtime.abstract_herder import AbstractHerder
 from connect_worker.runtime.background import BackgroundTasks
-from connect_worker.runtime.config_providers import ConfigTransformer, has_placeholder
+from connect_worker.runtime.config_providers import ConfigTransformer
+from connect_worker.runtime.connector_status import ConnectorRecord, status_samples
 from connect_worker.runtime.herder import (
-    ConfigInfo,
-    ConfigInfos,
-    ConfigKeyInfo,
-    ConfigValueInfo,
     ConnectorInfo,
     ConnectorOffset,
-    ConnectorState,
     ConnectorStateInfo,
     ConnectorTaskId,
-    Herder,
-    LoggerLevel,
-    PluginDesc,
-    ServerInfo,
     State,
     TargetState,
     TaskInfo,
     TaskState,
 )
-from connect_worker.runtime.loggers import LoggerAdmin
-from connect_worker.runtime.metrics import Sample, sample
+from connect_worker.runtime.herder_ports import (
+    ClusterAdmin,
+    ConfigBackingStore,
+    LoggerLevels,
+    OffsetBackingStore,
+    StatusBackingStore,
+    WorkerControl,
+)
+from connect_worker.runtime.metrics import Sample
+from connect_worker.runtime.offsets_request import alter_offsets, not_stopped_error
 from connect_worker.runtime.plugins import PluginRegistry
-from connect_worker.runtime.source_task import Transform
-from connect_worker.runtime.validation import invalid_config_message, plugin_config_keys, validate_connector_config
-from connect_worker.runtime.worker import Worker, present
+from connect_worker.runtime.restart_plan import RestartRequest, restart_plan
+from connect_worker.runtime.validation import invalid_config_message
 from connect_worker.runtime.worker_config import WorkerConfig
-from connect_worker.storage.configs import ConfigStore
-from connect_worker.storage.offsets import ConnectorOffsetReader, OffsetStore, validate_offset_map
-from connect_worker.storage.status import StatusStore
 
 log = logging.getLogger(__name__)
 
-CONNECT_VERSION = "4.3.1"  # the Kafka Connect REST API version this worker answers as
-COMMIT_ID = hashlib.sha1(f"connect-worker-{__version__}".encode()).hexdigest()[:16]
 
-TransformFactory = Callable[[Mapping[str, str]], Transform]
+class _ConnectorCallbacks:
+    """What a connector asks of the herder through its context (Connect's HerderConnectorContext)."""
 
-
-@dataclasses.dataclass
-class _Connector:
-    """The herder's view of a connector: its stored config and statuses (the Worker runs its instance and tasks)."""
-
-    name: str
-    config: dict[str, str | None]  # as stored: a key sent as JSON null keeps it (the connector never sees it)
-    state: State = State.UNASSIGNED
-    trace: str | None = None
-    version: str | None = None
-    task_states: dict[int, tuple[State, str | None]] = dataclasses.field(default_factory=dict)
-
-
-class _ConnectorContext:
-    def __init__(self, herder: StandaloneHerder, name: str, reader: ConnectorOffsetReader) -> None:
+    def __init__(self, herder: StandaloneHerder, name: str) -> None:
         self._herder = herder
         self._name = name
-        self._reader = reader
 
     def request_task_reconfiguration(self) -> None:
         self._herder.background.start(self._herder.reconfigure_tasks(self._name), name=f"reconfigure {self._name}")
@@ -86,70 +55,32 @@ class _ConnectorContext:
     def raise_error(self, error: BaseException) -> None:
         self._herder.connector_failed(self._name, error)
 
-    @property
-    def offset_storage_reader(self) -> ConnectorOffsetReader:
-        return self._reader
 
-
-def _trace(e: BaseException) -> str:
-    return "".join(traceback.format_exception(e))
-
-
-def _masked(
-    infos: ConfigInfos, raw: Mapping[str, str], errors: Mapping[str, list[str]], redact: Callable[[str], str]
-) -> ConfigInfos:
-    """Validation results as the user may see them: values with placeholders shown as given (never resolved),
-    every message passed through the redactor, and the placeholders that could not be resolved as errors."""
-    pending = {k: list(v) for k, v in errors.items()}
-    configs: list[ConfigInfo] = []
-    for info in infos.configs:
-        v = info.value
-        value = v.value
-        raw_value = raw.get(v.name)
-        if value is not None and value != "[hidden]" and isinstance(raw_value, str) and has_placeholder(raw_value):
-            value = raw_value
-        errs = tuple(redact(e) for e in v.errors) + tuple(pending.pop(v.name, ()))
-        configs.append(ConfigInfo(info.definition, dataclasses.replace(v, value=value, errors=errs)))
-    extra = [
-        ConfigInfo(None, ConfigValueInfo(name, raw.get(name), (), tuple(errs), True)) for name, errs in pending.items()
-    ]
-    all_configs = tuple(extra + configs)
-    # Connect's count (a converter key's errors count once) plus one per unresolved placeholder
-    added = sum(len(errs) for errs in errors.values())
-    return dataclasses.replace(infos, configs=all_configs, error_count=infos.error_count + added)
-
-
-class StandaloneHerder(Herder):
+class StandaloneHerder(AbstractHerder):
     def __init__(
         self,
         *,
         config: WorkerConfig,
         registry: PluginRegistry,
-        admin: TopicAdmin,
-        offsets: OffsetStore,
-        configs: ConfigStore,
-        statuses: StatusStore,
-        worker: Worker,
-        loggers: LoggerAdmin,
+        admin: ClusterAdmin,
+        offsets: OffsetBackingStore,
+        configs: ConfigBackingStore,
+        statuses: StatusBackingStore,
+        worker: WorkerControl,
+        loggers: LoggerLevels,
         config_transformer: ConfigTransformer | None = None,
     ) -> None:
-        self._config = config
-        self._registry = registry
-        self._admin = admin
+        super().__init__(
+            config=config, registry=registry, admin=admin, loggers=loggers, config_transformer=config_transformer
+        )
         self._offsets = offsets
         self._configs = configs
         self._statuses = statuses
         self._worker = worker
-        self._loggers = loggers
         #: work started for connectors and not awaited by a request (reconfigurations they ask for)
         self.background = BackgroundTasks("herder")
-        # config providers: connectors and tasks get resolved values; configs stored and shown keep placeholders
-        self._transformer = config_transformer if config_transformer is not None else config.config_transformer
-        self._redact = self._transformer.redactor.redact
-        self._connectors: dict[str, _Connector] = {}
+        self._connectors: dict[str, ConnectorRecord] = {}
         self._lock = asyncio.Lock()
-        self._started = False
-        self._cluster_id: str | None = None
 
     # -- lifecycle --------------------------------------------------------------------------------------
     async def start(self) -> None:
@@ -157,7 +88,7 @@ class StandaloneHerder(Herder):
         snapshot = self._configs.snapshot
         async with self._lock:
             for name, cfg in snapshot.connectors.items():
-                self._connectors[name] = _Connector(name, dict(cfg))
+                self._connectors[name] = ConnectorRecord(name, dict(cfg))
                 await self._start_connector(name)
         self._started = True
         log.info("worker started with %d connectors", len(self._connectors))
@@ -165,23 +96,11 @@ class StandaloneHerder(Herder):
     async def stop(self) -> None:
         await self.background.cancel_all()
         async with self._lock:
-            await asyncio.gather(*(self._stop_connector(c) for c in self._connectors.values()))
+            await asyncio.gather(*(self._worker.stop_connector(name) for name in self._connectors))
         await self._statuses.drain()
 
-    @property
-    def worker_id(self) -> str:
-        return self._config.worker_id
-
-    async def server_info(self) -> ServerInfo:
-        return ServerInfo(CONNECT_VERSION, COMMIT_ID, self._cluster_id)
-
-    def health(self) -> tuple[str, str]:
-        if not self._started:
-            return "starting", "Worker is still starting up."
-        return "healthy", "Worker has completed startup and is ready to handle requests."
-
     # -- status bookkeeping (also the task listener) ---------------------------------------------------
-    def _set_connector_state(self, c: _Connector, state: State, trace: str | None = None) -> None:
+    def _set_connector_state(self, c: ConnectorRecord, state: State, trace: str | None = None) -> None:
         c.state, c.trace = state, trace
         self._statuses.put_connector(c.name, state.value, self.worker_id, trace=trace, version=c.version)
         log.info("connector %s is %s", c.name, state.value)
@@ -216,16 +135,9 @@ class StandaloneHerder(Herder):
         if c is not None:
             self._set_connector_state(c, State.FAILED, self._trace(error))
 
-    # -- config providers ---------------------------------------------------------------------------------------
-    def _trace(self, e: BaseException) -> str:
-        return self._redact(_trace(e))
-
     # -- starting and stopping ---------------------------------------------------------------------------
     def _target(self, name: str) -> TargetState:
         return self._configs.snapshot.target_state(name)
-
-    def _context(self, name: str) -> _ConnectorContext:
-        return _ConnectorContext(self, name, ConnectorOffsetReader(self._offsets, name))
 
     async def _start_connector(self, name: str) -> None:
         c = self._connectors[name]
@@ -237,10 +149,10 @@ class StandaloneHerder(Herder):
             return
         await self._generate_and_start_tasks(c)
 
-    async def _start_instance(self, c: _Connector) -> bool:
+    async def _start_instance(self, c: ConnectorRecord) -> bool:
         """Start the connector instance (its tasks, if any, stay as they are); False when it failed."""
         try:
-            c.version = await self._worker.start_connector(c.name, c.config, self._context(c.name))
+            c.version = await self._worker.start_connector(c.name, c.config, _ConnectorCallbacks(self, c.name))
         except Exception as e:  # noqa: BLE001 - reported as the connector's FAILED status
             c.version = self._worker.connector_version(c.config) or c.version
             log.error("connector %s failed to start: %s", c.name, self._redact(str(e)))
@@ -249,7 +161,7 @@ class StandaloneHerder(Herder):
         self._set_connector_state(c, State.PAUSED if self._target(c.name) is TargetState.PAUSED else State.RUNNING)
         return True
 
-    async def _generate_and_start_tasks(self, c: _Connector) -> None:
+    async def _generate_and_start_tasks(self, c: ConnectorRecord) -> None:
         try:
             full = self._worker.task_configs(c.name)
             if self._configs.snapshot.tasks.get(c.name) != full:
@@ -260,7 +172,7 @@ class StandaloneHerder(Herder):
         for i, props in enumerate(full):
             await self._start_task(c, i, props)
 
-    async def _start_task(self, c: _Connector, index: int, props: Mapping[str, str]) -> None:
+    async def _start_task(self, c: ConnectorRecord, index: int, props: Mapping[str, str]) -> None:
         task_id = ConnectorTaskId(c.name, index)
         c.task_states[index] = (State.UNASSIGNED, None)
         try:
@@ -268,9 +180,6 @@ class StandaloneHerder(Herder):
         except Exception as e:  # noqa: BLE001
             log.error("task %s could not be created: %s", task_id, self._redact(str(e)))
             self._set_task_state(task_id, State.FAILED, self._trace(e))
-
-    async def _stop_connector(self, c: _Connector) -> None:
-        await self._worker.stop_connector(c.name)
 
     async def reconfigure_tasks(self, name: str) -> None:
         async with self._lock:
@@ -282,18 +191,18 @@ class StandaloneHerder(Herder):
             await self._generate_and_start_tasks(c)
 
     # -- lookups -------------------------------------------------------------------------------------
-    def _get(self, name: str, message: str | None = None) -> _Connector:
+    def _get(self, name: str, message: str | None = None) -> ConnectorRecord:
         c = self._connectors.get(name)
         if c is None:
             raise NotFoundError(message or f"Connector {name} not found")
         return c
 
-    def _task_ids(self, c: _Connector) -> tuple[ConnectorTaskId, ...]:
-        if self._target(c.name) is TargetState.STOPPED:
-            return ()
-        return tuple(ConnectorTaskId(c.name, i) for i in range(len(self._configs.snapshot.tasks.get(c.name, []))))
+    def _info(self, c: ConnectorRecord) -> ConnectorInfo:
+        stopped = self._target(c.name) is TargetState.STOPPED
+        tasks = () if stopped else range(len(self._configs.snapshot.tasks.get(c.name, [])))
+        return ConnectorInfo(c.name, dict(c.config), tuple(ConnectorTaskId(c.name, i) for i in tasks), self._type(c))
 
-    def _type(self, c: _Connector) -> str:
+    def _type(self, c: ConnectorRecord) -> str:
         cls = self._registry.find(PluginType.SOURCE, c.config.get("connector.class") or "")
         return "source" if cls is not None else "unknown"
 
@@ -302,56 +211,14 @@ class StandaloneHerder(Herder):
         return sorted(self._connectors)
 
     async def connector_info(self, name: str) -> ConnectorInfo:
-        c = self._get(name)
-        return ConnectorInfo(name, dict(c.config), self._task_ids(c), self._type(c))
+        return self._info(self._get(name))
 
     async def connector_config(self, name: str) -> dict[str, str | None]:
         return dict(self._get(name).config)
 
     async def connector_status(self, name: str) -> ConnectorStateInfo:
         c = self._get(name, f"No status found for connector {name}")
-        tasks = tuple(
-            TaskState(state=s, worker_id=self.worker_id, trace=t, version=c.version, id=i)
-            for i, (s, t) in sorted(c.task_states.items())
-            if self._target(name) is not TargetState.STOPPED
-        )
-        return ConnectorStateInfo(
-            name, ConnectorState(c.state, self.worker_id, c.trace, c.version), tasks, self._type(c)
-        )
-
-    async def validate_connector_config(self, plugin: str | None, given: Mapping[str, str | None]) -> ConfigInfos:
-        config = present(given)  # a null value counts as unset
-        class_value = config.get("connector.class")
-        if not class_value:
-            shown = "{" + ", ".join(f"{k}={v}" for k, v in config.items()) + "}"
-            message = f"Connector config {shown} contains no connector type"
-            if plugin is not None:  # Connect answers the validate endpoint with a 500 naming the exception
-                raise ConnectError(f"org.apache.kafka.connect.runtime.rest.errors.BadRequestException: {message}")
-            raise BadRequestError(message)
-        try:
-            cls = self._registry.connector_class(class_value)
-        except ConfigError as e:
-            raise BadRequestError(str(e)) from e
-        # the REST layer checks that the path's {plugin} matches connector.class
-        if not self._transformer:
-            return await validate_connector_config(
-                self._registry, cls, config, class_value=class_value, **self._worker_view()
-            )
-        # Connect validates the resolved config; what is answered shows the placeholders, never a secret
-        result = self._transformer.transform(config)
-        infos = await validate_connector_config(
-            self._registry, cls, result.data, class_value=class_value, **self._worker_view()
-        )
-        return _masked(infos, config, result.errors, self._redact)
-
-    def _worker_view(self) -> dict[str, Any]:
-        """What validation needs of the worker: its converters (the defaults shown for the connector's converter
-        keys) and whether exactly-once source support is on."""
-        config = self._config
-        return {
-            "worker_converters": {k: str(config[k]) for k in ("key.converter", "value.converter", "header.converter")},
-            "exactly_once_source": str(config["exactly.once.source.support"]).lower() == "enabled",
-        }
+        return c.state_info(self.worker_id, self._type(c), stopped=self._target(name) is TargetState.STOPPED)
 
     async def put_connector_config(
         self,
@@ -373,30 +240,26 @@ class StandaloneHerder(Herder):
                 raise BadRequestError(invalid_config_message(infos))
             if exists:
                 c = self._connectors[name]
-                await self._stop_connector(c)
+                await self._worker.stop_connector(c.name)
                 c.config = cfg
                 c.task_states.clear()
                 await self._configs.put_connector_config(name, cfg)
             else:
-                c = self._connectors[name] = _Connector(name, cfg)
+                c = self._connectors[name] = ConnectorRecord(name, cfg)
                 await self._configs.put_connector_config(name, cfg, initial_state)
             await self._start_connector(name)
-            return not exists, ConnectorInfo(name, dict(c.config), self._task_ids(c), self._type(c))
+            return not exists, self._info(c)
 
     async def patch_connector_config(self, name: str, patch: Mapping[str, str | None]) -> ConnectorInfo:
-        current = dict(self._get(name).config)
-        for k, v in patch.items():
-            if v is None:
-                current.pop(k, None)
-            else:
-                current[k] = v
+        merged = {**self._get(name).config, **patch}
+        current = {k: v for k, v in merged.items() if k not in patch or patch[k] is not None}  # null: removed
         _, info = await self.put_connector_config(name, current, allow_replace=True)
         return info
 
     async def delete_connector(self, name: str) -> None:
         async with self._lock:
             c = self._get(name)
-            await self._stop_connector(c)
+            await self._worker.stop_connector(c.name)
             await self._configs.remove_connector(name)
             del self._connectors[name]
             for i in c.task_states:
@@ -411,43 +274,25 @@ class StandaloneHerder(Herder):
             c = self._connectors.get(name)
             if c is None:
                 raise NotFoundError(f"Unknown connector: {name}")
-            legacy = not include_tasks and not only_failed
-            restart_conn = not only_failed or c.state is State.FAILED
-            restart_tasks = [
-                i
-                for i, (s, _) in sorted(c.task_states.items())
-                if include_tasks and (not only_failed or s is State.FAILED)
-            ]
+            request = RestartRequest(include_tasks, only_failed)
+            restart_conn = request.restarts_connector(c.state)
+            restart_tasks = [i for i, (s, _) in sorted(c.task_states.items()) if request.restarts_task(s)]
             plan = None
-            if not legacy:
-                current = await self.connector_status(name)
-                plan = ConnectorStateInfo(
-                    name,
-                    dataclasses.replace(current.connector, state=State.RESTARTING)
-                    if restart_conn
-                    else current.connector,
-                    tuple(
-                        dataclasses.replace(t, state=State.RESTARTING) if t.id in restart_tasks else t
-                        for t in current.tasks
-                    ),
-                    current.type,
-                )
-            if restart_conn and (legacy or restart_tasks == sorted(c.task_states)):
-                await self._stop_connector(c)
+            if not request.legacy:
+                plan = restart_plan(await self.connector_status(name), connector=restart_conn, tasks=restart_tasks)
+            if restart_conn and (request.legacy or restart_tasks == sorted(c.task_states)):
+                await self._worker.stop_connector(c.name)
                 c.task_states.clear()
                 c.trace = None
                 await self._start_connector(name)
             else:
                 if restart_conn:
-                    await self._restart_connector_instance(c)
+                    await self._start_instance(c)
                 for i in restart_tasks:
                     await self._restart_task(c, i)
             return plan
 
-    async def _restart_connector_instance(self, c: _Connector) -> None:
-        await self._start_instance(c)
-
-    async def _restart_task(self, c: _Connector, index: int) -> None:
+    async def _restart_task(self, c: ConnectorRecord, index: int) -> None:
         await self._worker.stop_task(ConnectorTaskId(c.name, index))
         props = self._configs.snapshot.tasks.get(c.name, [])
         if index < len(props) and self._worker.is_running(c.name):
@@ -487,7 +332,7 @@ class StandaloneHerder(Herder):
     async def stop_connector(self, name: str) -> None:
         async with self._lock:
             c = self._get(name, f"Unknown connector {name}")
-            await self._stop_connector(c)
+            await self._worker.stop_connector(c.name)
             await self._configs.put_task_configs(name, [])
             await self._configs.put_target_state(name, TargetState.STOPPED)
             for i in list(c.task_states):
@@ -508,8 +353,7 @@ class StandaloneHerder(Herder):
         c = self._connectors.get(name)
         if c is None or task not in c.task_states:
             raise NotFoundError(f"No status found for task {name}-{task}")
-        state, trace = c.task_states[task]
-        return TaskState(state=state, worker_id=self.worker_id, trace=trace, version=c.version, id=task)
+        return c.task_state(task, self.worker_id)
 
     async def connector_active_topics(self, name: str) -> list[str]:
         self._get(name)
@@ -525,98 +369,32 @@ class StandaloneHerder(Herder):
         self._get(name)
         return [ConnectorOffset(s.partition, s.offset) for s in self._offsets.connector_offsets(name)]
 
-    def _require_stopped(self, c: _Connector) -> None:
-        if self._target(c.name) is not TargetState.STOPPED or self._worker.tasks(c.name):
-            raise BadRequestError(
-                "Connectors must be in the STOPPED state before their offsets can be modified. This can be done "
-                f"for the specified connector by issuing a 'PUT' request to the '/connectors/{c.name}/stop' endpoint"
-            )
+    def _stopped(self, name: str) -> ConnectorRecord:
+        """The connector, when its offsets may be changed: it is STOPPED and none of its tasks runs."""
+        c = self._get(name)
+        if self._target(name) is not TargetState.STOPPED or self._worker.tasks(name):
+            raise not_stopped_error(name)
+        return c
 
-    async def _alter(self, c: _Connector, offsets: list[ConnectorOffset], *, reset: bool) -> str:
-        for o in offsets:
-            validate_offset_map("Partition", o.partition)
-            validate_offset_map("Offset", o.offset)
-        try:
-            handled = await self._worker.alter_offsets(c.config, {_freeze(o.partition): o.offset for o in offsets})
-        except ConnectError as e:
-            raise type(e)(self._redact(str(e))) from None
-        await self._offsets.write(c.name, [(o.partition, o.offset) for o in offsets])
-        verb = "reset" if reset else "altered"
-        if handled:
-            return f"The offsets for this connector have been {verb} successfully"
-        return (
-            f"The Connect framework-managed offsets for this connector have been {verb} successfully. However, if "
-            f"this connector manages offsets externally, they will need to be manually {verb} in the system that "
-            "the connector uses."
+    async def _alter(self, c: ConnectorRecord, offsets: list[ConnectorOffset], *, reset: bool) -> str:
+        return await alter_offsets(
+            self._worker, self._offsets, c.name, c.config, offsets, reset=reset, redact=self._redact
         )
 
     async def alter_connector_offsets(self, name: str, offsets: list[ConnectorOffset]) -> str:
         async with self._lock:
-            c = self._get(name)
-            self._require_stopped(c)
+            c = self._stopped(name)
             if not offsets:
                 raise BadRequestError("Partitions / offsets need to be provided for an alter offsets request")
             return await self._alter(c, offsets, reset=False)
 
     async def reset_connector_offsets(self, name: str) -> str:
         async with self._lock:
-            c = self._get(name)
-            self._require_stopped(c)
+            c = self._stopped(name)
             partitions = [ConnectorOffset(p, None) for p in self._offsets.known_partitions(name)]
             return await self._alter(c, partitions, reset=True)
-
-    # -- plugins -------------------------------------------------------------------------------------
-    def plugins(self, *, connectors_only: bool) -> list[PluginDesc]:
-        return [
-            PluginDesc(full, kind.value, getattr(cls, "plugin_version", "undefined"))
-            for kind, full, cls in self._registry.listing(connectors_only=connectors_only)
-        ]
-
-    def plugin_config(self, plugin: str) -> list[ConfigKeyInfo]:
-        kind, cls = self._registry.any_plugin(plugin)
-        return plugin_config_keys(kind, cls)
-
-    # -- loggers -------------------------------------------------------------------------------------
-    def loggers(self) -> dict[str, LoggerLevel]:
-        return self._loggers.all()
-
-    def logger_level(self, name: str) -> LoggerLevel:
-        return self._loggers.get(name)
-
-    def set_logger_level(self, name: str, level: str) -> list[str]:
-        return self._loggers.set(name, level)
 
     # -- metrics ---------------------------------------------------------------------------------------
     def metric_samples(self) -> Iterable[Sample]:
         """Worker-level metrics (Connect's connect-worker-metrics and connector status), read at scrape time."""
-        doc_state = "1 for the current state of the connector (label state)."
-        tasks = 0
-        for name, c in sorted(self._connectors.items()):
-            yield sample("kafka_connect_connector_status", "gauge", doc_state, 1, connector=name, state=c.state.value)
-            for i, (state, _trace_text) in sorted(c.task_states.items()):
-                tasks += 1
-                yield sample(
-                    "kafka_connect_connector_task_status",
-                    "gauge",
-                    "1 for the current state of the task (label state).",
-                    1,
-                    connector=name,
-                    task=str(i),
-                    state=state.value,
-                )
-        yield sample(
-            "kafka_connect_connect_worker_metrics_connector_count",
-            "gauge",
-            "The number of connectors run in this worker.",
-            len(self._connectors),
-        )
-        yield sample(
-            "kafka_connect_connect_worker_metrics_task_count",
-            "gauge",
-            "The number of tasks run in this worker.",
-            tasks,
-        )
-
-
-def _freeze(partition: Mapping[str, Any]) -> tuple[tuple[str, Any], ...]:
-    return tuple(partition.items())
+        return status_samples(self._connectors)

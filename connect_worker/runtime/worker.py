@@ -11,7 +11,7 @@ import asyncio
 import dataclasses
 import logging
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, Protocol
 
 from connect_worker.api import (
     ConfigError,
@@ -21,7 +21,7 @@ from connect_worker.api import (
     SourceConnector,
     SourceTask,
 )
-from connect_worker.api.connector import ConnectorContext
+from connect_worker.api.connector import OffsetStorageReader
 from connect_worker.kafka.admin import TopicAdmin
 from connect_worker.kafka.producer import AsyncProducer
 from connect_worker.runtime.config_providers import ConfigTransformer, reverse_transform
@@ -32,7 +32,7 @@ from connect_worker.runtime.plugins import PluginRegistry
 from connect_worker.runtime.source_task import TaskSettings, TaskStatusListener, Transform, WorkerSourceTask
 from connect_worker.runtime.topic_creation import TopicCreator, parse_groups
 from connect_worker.runtime.worker_config import WorkerConfig
-from connect_worker.storage.offsets import OffsetStore
+from connect_worker.storage.offsets import ConnectorOffsetReader, OffsetStore
 
 log = logging.getLogger(__name__)
 
@@ -43,6 +43,33 @@ ProducerFactory = Callable[[str, Mapping[str, str]], AsyncProducer]
 def present(config: Mapping[str, str | None]) -> dict[str, str]:
     """A stored config as a connector sees it: a key whose value is null is unset."""
     return {k: v for k, v in config.items() if v is not None}
+
+
+class ConnectorCallbacks(Protocol):
+    """What a connector's context forwards to the herder (Connect's HerderConnectorContext)."""
+
+    def request_task_reconfiguration(self) -> None: ...
+
+    def raise_error(self, error: BaseException) -> None: ...
+
+
+class _SourceConnectorContext:
+    """The context a connector is initialized with: the herder's callbacks and a reader of the connector's own
+    offsets (Connect's WorkerSourceConnectorContext)."""
+
+    def __init__(self, callbacks: ConnectorCallbacks, reader: OffsetStorageReader) -> None:
+        self._callbacks = callbacks
+        self._reader = reader
+
+    def request_task_reconfiguration(self) -> None:
+        self._callbacks.request_task_reconfiguration()
+
+    def raise_error(self, error: BaseException) -> None:
+        self._callbacks.raise_error(error)
+
+    @property
+    def offset_storage_reader(self) -> OffsetStorageReader:
+        return self._reader
 
 
 @dataclasses.dataclass
@@ -105,7 +132,7 @@ class Worker:
             return None
         return version
 
-    async def start_connector(self, name: str, config: Mapping[str, str | None], context: ConnectorContext) -> str:
+    async def start_connector(self, name: str, config: Mapping[str, str | None], callbacks: ConnectorCallbacks) -> str:
         """Create, initialize and start the connector (stopping a running instance of it first); its version.
         Raises what creating or starting it raised."""
         await self.stop_connector_instance(name)
@@ -114,7 +141,7 @@ class Worker:
         try:
             instance: SourceConnector = self._registry.connector_class(config.get("connector.class") or "")()
             version = instance.version()
-            instance.initialize(context)
+            instance.initialize(_SourceConnectorContext(callbacks, ConnectorOffsetReader(self._offsets, name)))
             resolved = self.resolve(config)
             with log_context(name):
                 await instance.start(resolved)
@@ -252,4 +279,4 @@ class Worker:
             t.resume()
 
 
-__all__ = ["ProducerFactory", "TransformFactory", "Worker", "present"]
+__all__ = ["ConnectorCallbacks", "ProducerFactory", "TransformFactory", "Worker", "present"]

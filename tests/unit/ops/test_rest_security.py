@@ -15,8 +15,7 @@ from rest.app import create_admin_app, create_app
 from rest.security import BasicAuthMiddleware, basic_auth_settings, server_ssl_context, ssl_settings
 from rest.server import ListenerSpec, RestServer
 from tests.unit.ops.tls_support import make_certificate
-from tests.unit.rest.helpers import FS_CONFIG
-from tests.unit.rest.memory_herder import MemoryHerder
+from tests.unit.rest.helpers import FS_CONFIG, rest_rig, started_herder
 
 
 def client_context(cert: Path) -> ssl.SSLContext:
@@ -42,7 +41,9 @@ async def test_https_with_basic_auth_and_a_separate_admin_listener(tmp_path: Pat
     auth = basic_auth_settings(props)
     assert auth is not None
     middleware = [Middleware(BasicAuthMiddleware, settings=auth)]
-    herder = MemoryHerder()
+    rig = rest_rig()
+    herder = rig.herder
+    await herder.start()
     main = create_app(herder, middleware=middleware, admin=False, metrics=lambda: "# TYPE up gauge\nup 1\n")
     admin = create_admin_app(herder, middleware=middleware)
     server = RestServer(
@@ -65,7 +66,7 @@ async def test_https_with_basic_auth_and_a_separate_admin_listener(tmp_path: Pat
             unknown_user = await c.get("/connectors", auth=httpx.BasicAuth("nobody", "adm1n-pw"))
             garbage = await c.get("/connectors", headers={"Authorization": "Basic !!!"})
             listed_before = await c.get("/connectors", auth=good)
-            calls_before = list(herder.calls)
+            written_before = list(rig.configs.records)
             health = await c.get("/health")  # open, for container health checks
             created = await c.post("/connectors", json={"name": "fs", "config": FS_CONFIG}, auth=good)
             other_user = await c.get("/connectors", auth=httpx.BasicAuth("ops", "0ps"))
@@ -83,7 +84,7 @@ async def test_https_with_basic_auth_and_a_separate_admin_listener(tmp_path: Pat
         assert denied.status_code == 401
         assert denied.headers["www-authenticate"] == 'Basic realm="connect"'
         assert denied.json() == {"error_code": 401, "message": "User cannot access the resource."}
-    assert listed_before.json() == [] and calls_before == []  # the refused requests never reached the herder
+    assert listed_before.json() == [] and written_before == []  # the refused requests never reached the herder
     assert health.status_code == 200 and health.json()["status"] == "healthy"
     assert created.status_code == 201
     assert created.headers["location"] == f"{https_url}/connectors/fs"
@@ -98,7 +99,7 @@ async def test_https_with_basic_auth_and_a_separate_admin_listener(tmp_path: Pat
 async def test_plain_http_client_cannot_talk_to_the_https_listener(tmp_path: Path) -> None:
     pem = make_certificate(tmp_path / "tls")
     ctx = server_ssl_context({"ssl.keystore.location": str(pem.store)})
-    server = RestServer(create_app(MemoryHerder()), ["https://127.0.0.1:0"], ssl_context=ctx)
+    server = RestServer(create_app(await started_herder()), ["https://127.0.0.1:0"], ssl_context=ctx)
     await server.start()
     try:
         (url,) = server.urls

@@ -1,73 +1,56 @@
-"""The plugins the in-memory Herder knows: stand-ins with the names, versions and ConfigDefs of the real ones
-(Kafka's FileStream connectors and RegexRouter, Debezium's PostgresConnector), plus Connect's framework keys."""
+"""The plugins the REST tests' worker knows: stand-ins with the names, versions and ConfigDefs of the real ones
+(Kafka's FileStream connectors, RegexRouter and converters, Debezium's PostgresConnector and ExtractNewRecordState),
+in a PluginRegistry as the worker builds one from its entry points."""
 
 from __future__ import annotations
 
-import dataclasses
+from collections.abc import Mapping
+from typing import Any, ClassVar
 
-from connect_worker.api import config as cfg
-from connect_worker.api.config import ConfigDef, ConfigKey, ConfigType, Importance, Width
-
-FRAMEWORK = ConfigDef(
-    [
-        ConfigKey(
-            "name",
-            ConfigType.STRING,
-            validator=cfg.non_empty_string,
-            importance=Importance.HIGH,
-            documentation="Globally unique name to use for this connector.",
-            group="Common",
-            order_in_group=1,
-            width=Width.MEDIUM,
-            display_name="Connector name",
-        ),
-        ConfigKey(
-            "connector.class",
-            ConfigType.STRING,
-            importance=Importance.HIGH,
-            documentation="Name or alias of the class for this connector.",
-            group="Common",
-            order_in_group=2,
-            width=Width.LONG,
-            display_name="Connector class",
-        ),
-        ConfigKey(
-            "tasks.max",
-            ConfigType.INT,
-            default=1,
-            validator=cfg.at_least(1),
-            importance=Importance.HIGH,
-            documentation="Maximum number of tasks to use for this connector.",
-            group="Common",
-            order_in_group=3,
-            width=Width.SHORT,
-            display_name="Tasks max",
-        ),
-    ]
-)
+from connect_worker.api import PluginType, SourceConnector, SourceTask
+from connect_worker.api.config import ConfigDef, ConfigKey, ConfigType, Importance
+from connect_worker.api.plugin import Plugin
+from connect_worker.runtime.plugins import PluginRegistry
+from tests.unit.runtime.fakes import IdleTask
 
 
-@dataclasses.dataclass(frozen=True)
-class FakePlugin:
-    class_name: str
-    type: str
-    version: str
-    config_def: ConfigDef = dataclasses.field(default_factory=ConfigDef)
-    aliases: tuple[str, ...] = ()
-    task_class: str = ""
-    max_tasks: int | None = None  # task configs the connector returns at most (None: tasks.max)
-    alters_offsets: bool = False  # what SourceConnector.alter_offsets returns
+class _StandInConnector(SourceConnector):
+    """Started with its config, it gives that config to each of its tasks, at most `max_tasks` of them."""
 
-    def answers_to(self, name: str) -> bool:
-        simple = self.class_name.rsplit(".", 1)[-1]
-        return name in (self.class_name, simple, *self.aliases)
+    definition: ClassVar[ConfigDef] = ConfigDef()
+    task: ClassVar[type[SourceTask]] = IdleTask
+    max_tasks: ClassVar[int | None] = None
+    alters_offsets: ClassVar[bool] = False  # what alter_offsets answers
+
+    @classmethod
+    def config_def(cls) -> ConfigDef:
+        return cls.definition
+
+    async def start(self, props: Mapping[str, str]) -> None:
+        self.props = dict(props)
+
+    def task_class(self) -> type[SourceTask]:
+        return self.task
+
+    def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
+        count = max_tasks if self.max_tasks is None else min(max_tasks, self.max_tasks)
+        return [dict(self.props) for _ in range(count)]
+
+    async def stop(self) -> None:
+        pass
+
+    async def alter_offsets(self, props: Mapping[str, str], offsets: Mapping[Any, Mapping[str, Any] | None]) -> bool:
+        return self.alters_offsets
 
 
-FILE_SOURCE = FakePlugin(
-    "org.apache.kafka.connect.file.FileStreamSourceConnector",
-    "source",
-    "4.3.0",
-    ConfigDef(
+class FileStreamSourceTask(IdleTask):
+    class_name = "org.apache.kafka.connect.file.FileStreamSourceTask"
+
+
+class FileStreamSourceConnector(_StandInConnector):
+    class_name = "org.apache.kafka.connect.file.FileStreamSourceConnector"
+    plugin_version = "4.3.0"
+    definition = ConfigDef(
         [
             ConfigKey(
                 "file",
@@ -88,17 +71,20 @@ FILE_SOURCE = FakePlugin(
                 "time it is polled",
             ),
         ]
-    ),
-    aliases=("FileStreamSource",),
-    task_class="org.apache.kafka.connect.file.FileStreamSourceTask",
-    max_tasks=1,
-    alters_offsets=True,
-)
-POSTGRES = FakePlugin(
-    "io.debezium.connector.postgresql.PostgresConnector",
-    "source",
-    "3.6.3.Final",
-    ConfigDef(
+    )
+    task = FileStreamSourceTask
+    max_tasks = 1
+    alters_offsets = True
+
+
+class PostgresConnectorTask(IdleTask):
+    class_name = "io.debezium.connector.postgresql.PostgresConnectorTask"
+
+
+class PostgresConnector(_StandInConnector):
+    class_name = "io.debezium.connector.postgresql.PostgresConnector"
+    plugin_version = "3.6.3.Final"
+    definition = ConfigDef(
         [
             ConfigKey(
                 "topic.prefix",
@@ -115,46 +101,67 @@ POSTGRES = FakePlugin(
                 documentation="Resolvable hostname or IP address of the database server.",
             ),
         ]
-    ),
-    task_class="io.debezium.connector.postgresql.PostgresConnectorTask",
-    max_tasks=1,
-)
-FILE_SINK = FakePlugin(
-    "org.apache.kafka.connect.file.FileStreamSinkConnector", "sink", "4.3.0", aliases=("FileStreamSink",)
-)
-REGEX_ROUTER = FakePlugin(
-    "org.apache.kafka.connect.transforms.RegexRouter",
-    "transformation",
-    "4.3.0",
-    ConfigDef(
-        [
-            ConfigKey(
-                "regex",
-                ConfigType.STRING,
-                importance=Importance.HIGH,
-                documentation="Regular expression to use for matching.",
-            ),
-            ConfigKey(
-                "replacement", ConfigType.STRING, importance=Importance.HIGH, documentation="Replacement string."
-            ),
-        ]
-    ),
-)
-UNWRAP = FakePlugin("io.debezium.transforms.ExtractNewRecordState", "transformation", "3.6.3.Final")
-TOPIC_MATCHES = FakePlugin("org.apache.kafka.connect.transforms.predicates.TopicNameMatches", "predicate", "4.3.0")
-JSON_CONVERTER = FakePlugin("org.apache.kafka.connect.json.JsonConverter", "converter", "4.3.0")
-JSON_HEADER_CONVERTER = FakePlugin("org.apache.kafka.connect.json.JsonConverter", "header_converter", "4.3.0")
-STRING_CONVERTER = FakePlugin("org.apache.kafka.connect.storage.StringConverter", "converter", "undefined")
+    )
+    task = PostgresConnectorTask
+    max_tasks = 1
 
-# Deliberately not in Connect's order: the REST layer sorts.
-PLUGINS = (
-    JSON_CONVERTER,
-    POSTGRES,
-    REGEX_ROUTER,
-    FILE_SOURCE,
-    TOPIC_MATCHES,
-    STRING_CONVERTER,
-    FILE_SINK,
-    JSON_HEADER_CONVERTER,
-    UNWRAP,
+
+class FileStreamSinkConnector(Plugin):
+    class_name = "org.apache.kafka.connect.file.FileStreamSinkConnector"
+    plugin_version = "4.3.0"
+
+
+class RegexRouter(Plugin):
+    class_name = "org.apache.kafka.connect.transforms.RegexRouter"
+    plugin_version = "4.3.0"
+
+    @classmethod
+    def config_def(cls) -> ConfigDef:
+        return ConfigDef(
+            [
+                ConfigKey(
+                    "regex",
+                    ConfigType.STRING,
+                    importance=Importance.HIGH,
+                    documentation="Regular expression to use for matching.",
+                ),
+                ConfigKey(
+                    "replacement", ConfigType.STRING, importance=Importance.HIGH, documentation="Replacement string."
+                ),
+            ]
+        )
+
+
+class ExtractNewRecordState(Plugin):
+    class_name = "io.debezium.transforms.ExtractNewRecordState"
+    plugin_version = "3.6.3.Final"
+
+
+class TopicNameMatches(Plugin):
+    class_name = "org.apache.kafka.connect.transforms.predicates.TopicNameMatches"
+    plugin_version = "4.3.0"
+
+
+class JsonConverter(Plugin):
+    class_name = "org.apache.kafka.connect.json.JsonConverter"
+    plugin_version = "4.3.0"
+
+
+class StringConverter(Plugin):
+    class_name = "org.apache.kafka.connect.storage.StringConverter"  # its version is "undefined"
+
+
+# Deliberately not in Connect's order: the registry sorts.
+REGISTRY = PluginRegistry(
+    [
+        (PluginType.CONVERTER, JsonConverter),
+        (PluginType.SOURCE, PostgresConnector),
+        (PluginType.TRANSFORMATION, RegexRouter),
+        (PluginType.SOURCE, FileStreamSourceConnector),
+        (PluginType.PREDICATE, TopicNameMatches),
+        (PluginType.CONVERTER, StringConverter),
+        (PluginType.SINK, FileStreamSinkConnector),
+        (PluginType.HEADER_CONVERTER, JsonConverter),
+        (PluginType.TRANSFORMATION, ExtractNewRecordState),
+    ]
 )

@@ -7,6 +7,10 @@ from typing import Any
 
 import httpx
 
+from connect_worker.runtime.standalone_herder import StandaloneHerder
+from tests.unit.rest.fake_plugins import REGISTRY
+from tests.unit.runtime.fakes import FakeLoggers, HerderRig, herder_rig
+
 FS_CONFIG = {
     "connector.class": "FileStreamSource",
     "file": "/data/in.txt",
@@ -43,3 +47,19 @@ def error(response: httpx.Response) -> tuple[int, str]:
     assert set(body) == {"error_code", "message"}
     assert body["error_code"] == response.status_code
     return response.status_code, body["message"]
+
+
+# the loggers the REST tests' worker has (besides root)
+LOGGERS = ("org.apache.kafka.connect.runtime.rest", "org.apache.kafka.connect.runtime.rest.RestServer")
+
+
+def rest_rig(herder_class: type[StandaloneHerder] = StandaloneHerder) -> HerderRig:
+    """The real herder as the REST tests' worker has it (not started): the stand-in plugins, the loggers above,
+    in-memory stores and a fake Worker."""
+    return herder_rig(REGISTRY, herder_class=herder_class, loggers=FakeLoggers(LOGGERS))
+
+
+async def started_herder(herder_class: type[StandaloneHerder] = StandaloneHerder) -> StandaloneHerder:
+    herder = rest_rig(herder_class).herder
+    await herder.start()
+    return herder

@@ -6,9 +6,10 @@ import json
 
 import httpx
 
-from connect_worker.runtime.herder import TargetState
+from connect_worker.runtime.herder import ConnectorTaskId, TargetState
+from connect_worker.runtime.standalone_herder import StandaloneHerder
 from tests.unit.rest.helpers import FS_CONFIG, FS_INFO, create, error, send
-from tests.unit.rest.memory_herder import MemoryHerder
+from tests.unit.runtime.fakes import HerderRig
 
 
 # -- create ----------------------------------------------------------------------------------------------
@@ -21,14 +22,18 @@ async def test_create_answers_201_with_absolute_location_and_connector_info(clie
     assert response.content == FS_INFO
 
 
-async def test_create_trims_name_and_encodes_it_in_location(client: httpx.AsyncClient, herder: MemoryHerder) -> None:
+async def test_create_trims_name_and_encodes_it_in_location(client: httpx.AsyncClient, rig: HerderRig) -> None:
     response = await send(client, "POST", "/connectors", {"name": "  my conn/é \t", "config": FS_CONFIG})
 
     assert response.status_code == 201
     assert response.json()["name"] == "my conn/é"
     assert response.json()["config"]["name"] == "my conn/é"
     assert response.headers["location"] == "http://127.0.0.1:18083/connectors/my%20conn/%C3%A9"
-    assert herder.calls[-1] == ("put", ("my conn/é", {**FS_CONFIG, "name": "my conn/é"}, False, None))
+    # stored under the trimmed name, with no initial target state; a POST does not replace
+    assert rig.configs.records[0] == ("connector-my conn/é", {"properties": {**FS_CONFIG, "name": "my conn/é"}})
+    assert not any(key.startswith("target-state-") for key, _ in rig.configs.records)
+    again = await send(client, "POST", "/connectors", {"name": "my conn/é", "config": FS_CONFIG})
+    assert error(again) == (409, "Connector my conn/é already exists")
 
 
 async def test_create_coerces_scalar_config_values_to_their_json_text(client: httpx.AsyncClient) -> None:
@@ -52,18 +57,17 @@ async def test_create_coerces_scalar_config_values_to_their_json_text(client: ht
     }
 
 
-async def test_create_with_initial_state_is_case_insensitive(client: httpx.AsyncClient, herder: MemoryHerder) -> None:
+async def test_create_with_initial_state_is_case_insensitive(client: httpx.AsyncClient, rig: HerderRig) -> None:
     response = await create(client, initial_state="stopped")
 
     assert response.json()["tasks"] == []
-    first_state = herder.calls[-1][1][3]
-    assert first_state is TargetState.STOPPED
+    assert [key for key, _ in rig.configs.records[:2]] == ["target-state-fs", "connector-fs"]  # with the config
+    assert rig.configs.snapshot.target_state("fs") is TargetState.STOPPED
     status = (await client.get("/connectors/fs/status")).json()
     assert status["connector"]["state"] == "STOPPED"
     assert status["tasks"] == []
     await create(client, "p", initial_state="Paused")
-    second_state = herder.calls[-1][1][3]
-    assert second_state is TargetState.PAUSED
+    assert rig.configs.snapshot.target_state("p") is TargetState.PAUSED
 
 
 async def test_create_with_bogus_initial_state_is_500_like_jackson(client: httpx.AsyncClient) -> None:
@@ -79,9 +83,7 @@ async def test_create_with_bogus_initial_state_is_500_like_jackson(client: httpx
     )
 
 
-async def test_create_with_an_unknown_field_is_500_like_jackson(
-    client: httpx.AsyncClient, herder: MemoryHerder
-) -> None:
+async def test_create_with_an_unknown_field_is_500_like_jackson(client: httpx.AsyncClient, rig: HerderRig) -> None:
     """Captured from real Kafka Connect 4.3.1 (a 763-character body ending in `, "bogus": 1}`): Jackson binds the
     request through its creator and reports the unknown property at the end of the object."""
     body = {"name": "u1", "config": FS_CONFIG, "bogus": 1}
@@ -97,7 +99,7 @@ async def test_create_with_an_unknown_field_is_500_like_jackson(
         f"line: 1, column: {len(text) + 1}] "
         '(through reference chain: org.apache.kafka.connect.runtime.rest.entities.CreateConnectorRequest["bogus"])'
     )
-    assert not any(call[0] == "put" for call in herder.calls)
+    assert rig.configs.records == []
 
 
 async def test_create_existing_name_is_409(client: httpx.AsyncClient) -> None:
@@ -250,19 +252,21 @@ async def test_url_encoded_names_address_the_connector(client: httpx.AsyncClient
     assert response.json()["name"] == "a b/c"
 
 
-async def test_put_config_creates_then_updates(client: httpx.AsyncClient, herder: MemoryHerder) -> None:
+async def test_put_config_creates_then_updates(client: httpx.AsyncClient, rig: HerderRig) -> None:
     created = await send(client, "PUT", "/connectors/fs/config", FS_CONFIG)
 
     assert created.status_code == 201
     assert created.headers["location"] == "http://127.0.0.1:18083/connectors/fs"
     assert created.content == FS_INFO
-    assert herder.calls[-1] == ("put", ("fs", {**FS_CONFIG, "name": "fs"}, True, None))
+    assert rig.configs.records[0] == ("connector-fs", {"properties": {**FS_CONFIG, "name": "fs"}})
+    assert not any(key.startswith("target-state-") for key, _ in rig.configs.records)
 
     updated = await send(client, "PUT", "/connectors/fs/config", {**FS_CONFIG, "topic": "other", "name": "fs"})
 
     assert updated.status_code == 200
     assert "location" not in updated.headers
     assert updated.json()["config"]["topic"] == "other"
+    assert rig.configs.snapshot.connectors["fs"] == {**FS_CONFIG, "topic": "other", "name": "fs"}
 
 
 async def test_put_config_name_mismatch_is_400(client: httpx.AsyncClient) -> None:
@@ -286,9 +290,9 @@ async def test_patch_config_removes_null_keys(client: httpx.AsyncClient) -> None
     assert (await client.get("/connectors/fs/config")).json() == config
 
 
-async def test_status_of_failed_task_carries_trace(client: httpx.AsyncClient, herder: MemoryHerder) -> None:
+async def test_status_of_failed_task_carries_trace(client: httpx.AsyncClient, rig: HerderRig) -> None:
     await create(client)
-    herder.fail_task("fs", 0, "java.lang.NullPointerException: x\n\tat y\n")
+    rig.worker.fail_task(ConnectorTaskId("fs", 0), "java.lang.NullPointerException: x\n\tat y\n")
 
     task = (await client.get("/connectors/fs/status")).json()["tasks"][0]
 
@@ -419,18 +423,19 @@ async def test_non_integer_task_id_is_plain_404(client: httpx.AsyncClient) -> No
         assert error(response) == (404, "HTTP 404 Not Found"), path
 
 
-async def test_topics_and_reset(client: httpx.AsyncClient, herder: MemoryHerder) -> None:
+async def test_topics_and_reset(client: httpx.AsyncClient, rig: HerderRig) -> None:
     await create(client)
-    herder.set_topics("fs", ["fs-topic"])
+    rig.worker.report_topic(ConnectorTaskId("fs", 0), "fs-topic")
 
     assert (await client.get("/connectors/fs/topics")).json() == {"fs": {"topics": ["fs-topic"]}}
     reset = await client.put("/connectors/fs/topics/reset")
     assert reset.status_code == 202
     assert reset.headers["content-length"] == "0"
     assert (await client.get("/connectors/fs/topics")).json() == {"fs": {"topics": []}}
+    assert "fs" not in rig.statuses.topics
 
 
-async def test_topic_tracking_disabled_is_403(herder: MemoryHerder) -> None:
+async def test_topic_tracking_disabled_is_403(herder: StandaloneHerder) -> None:
     from rest.app import create_app
 
     app = create_app(herder, topic_tracking=True, topic_tracking_reset=False)
@@ -441,7 +446,7 @@ async def test_topic_tracking_disabled_is_403(herder: MemoryHerder) -> None:
         assert error(await c.get("/connectors/fs/topics")) == (403, "Topic tracking is disabled.")
 
 
-async def test_location_uses_configured_base_url(herder: MemoryHerder) -> None:
+async def test_location_uses_configured_base_url(herder: StandaloneHerder) -> None:
     from rest.app import create_app
 
     app = create_app(herder, base_url="https://connect.example:8443/")

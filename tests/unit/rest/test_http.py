@@ -7,9 +7,10 @@ import asyncio
 import httpx
 
 from connect_worker.runtime.herder import ServerInfo
+from connect_worker.runtime.standalone_herder import StandaloneHerder
 from rest.app import create_app
-from tests.unit.rest.helpers import FS_CONFIG, create, error, send
-from tests.unit.rest.memory_herder import MemoryHerder
+from tests.unit.rest.helpers import FS_CONFIG, create, error, send, started_herder
+from tests.unit.runtime.fakes import HerderRig
 
 
 async def test_unknown_route_is_404_without_content_type(client: httpx.AsyncClient) -> None:
@@ -62,7 +63,7 @@ async def test_malformed_json_is_500_with_a_jackson_like_message(client: httpx.A
     assert "line: 1, column: " in message
 
 
-async def test_nested_config_value_is_500(client: httpx.AsyncClient, herder: MemoryHerder) -> None:
+async def test_nested_config_value_is_500(client: httpx.AsyncClient, rig: HerderRig) -> None:
     response = await send(client, "POST", "/connectors", {"name": "fs", "config": {**FS_CONFIG, "a": {"b": 1}}})
 
     assert error(response) == (
@@ -74,7 +75,8 @@ async def test_nested_config_value_is_500(client: httpx.AsyncClient, herder: Mem
     array = await send(client, "PUT", "/connectors/fs/config", {**FS_CONFIG, "a": [1]})
     assert error(array)[0] == 500
     assert "from Array value (token `JsonToken.START_ARRAY`)" in error(array)[1]
-    assert herder.calls == []
+    assert rig.configs.records == []
+    assert await rig.herder.connectors() == []
 
 
 async def test_text_after_the_json_value_is_ignored_like_jackson(client: httpx.AsyncClient) -> None:
@@ -92,11 +94,11 @@ async def test_trailing_slash_is_the_same_resource(client: httpx.AsyncClient) ->
 
 
 async def test_unexpected_herder_failure_is_500_with_its_message() -> None:
-    class Broken(MemoryHerder):
+    class Broken(StandaloneHerder):
         async def server_info(self) -> ServerInfo:
             raise RuntimeError("storage is gone")
 
-    app = create_app(Broken())
+    app = create_app(await started_herder(Broken))
     async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://h") as c:
         assert error(await c.get("/")) == (500, "storage is gone")
 
@@ -104,12 +106,12 @@ async def test_unexpected_herder_failure_is_500_with_its_message() -> None:
 async def test_slow_herder_times_out_with_500() -> None:
     release = asyncio.Event()
 
-    class Slow(MemoryHerder):
+    class Slow(StandaloneHerder):
         async def connectors(self) -> list[str]:
             await release.wait()
             return []
 
-    app = create_app(Slow(), request_timeout=0.05)
+    app = create_app(await started_herder(Slow), request_timeout=0.05)
     async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://h") as c:
         assert error(await c.get("/connectors")) == (500, "Request timed out")
     release.set()

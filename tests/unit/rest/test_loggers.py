@@ -5,7 +5,7 @@ from __future__ import annotations
 import httpx
 
 from tests.unit.rest.helpers import error, send
-from tests.unit.rest.memory_herder import MemoryHerder
+from tests.unit.runtime.fakes import HerderRig
 
 REST = "org.apache.kafka.connect.runtime.rest"
 
@@ -23,27 +23,27 @@ async def test_unknown_logger_is_404(client: httpx.AsyncClient) -> None:
     assert error(await client.get("/admin/loggers/x.y")) == (404, "Logger x.y not found.")
 
 
-async def test_set_level_worker_scope_lists_changed_loggers(client: httpx.AsyncClient, herder: MemoryHerder) -> None:
+async def test_set_level_worker_scope_lists_changed_loggers(client: httpx.AsyncClient, rig: HerderRig) -> None:
     response = await send(client, "PUT", f"/admin/loggers/{REST}", {"level": "debug"})
 
     assert response.status_code == 200
     assert response.json() == [REST, REST + ".RestServer"]
-    assert herder.calls[-1] == ("set_logger_level", (REST, "DEBUG"))
+    assert rig.loggers.calls[-1] == (REST, "DEBUG")
     assert (await client.get(f"/admin/loggers/{REST}")).json() == {"level": "DEBUG", "last_modified": 1795303509461}
     again = await send(client, "PUT", f"/admin/loggers/{REST}?scope=bogus", {"level": "DEBUG"})
     assert again.status_code == 200
     assert again.json() == []
 
 
-async def test_set_level_cluster_scope_is_204(client: httpx.AsyncClient, herder: MemoryHerder) -> None:
+async def test_set_level_cluster_scope_is_204(client: httpx.AsyncClient, rig: HerderRig) -> None:
     response = await send(client, "PUT", "/admin/loggers/org.example?scope=Cluster", {"level": "WARN"})
 
     assert response.status_code == 204
     assert response.content == b""
-    assert herder.calls[-1] == ("set_logger_level", ("org.example", "WARN"))
+    assert rig.loggers.calls[-1] == ("org.example", "WARN")
 
 
-async def test_set_level_needs_a_valid_level(client: httpx.AsyncClient, herder: MemoryHerder) -> None:
+async def test_set_level_needs_a_valid_level(client: httpx.AsyncClient, rig: HerderRig) -> None:
     assert error(await send(client, "PUT", "/admin/loggers/x", {})) == (
         400,
         "Desired 'level' parameter was not specified in request.",
@@ -52,4 +52,4 @@ async def test_set_level_needs_a_valid_level(client: httpx.AsyncClient, herder: 
         404,
         "invalid log level 'NOPE'.",
     )
-    assert not any(call[0] == "set_logger_level" for call in herder.calls)
+    assert rig.loggers.calls == []

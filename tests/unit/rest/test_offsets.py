@@ -5,7 +5,7 @@ from __future__ import annotations
 import httpx
 
 from tests.unit.rest.helpers import create, error, send
-from tests.unit.rest.memory_herder import MemoryHerder
+from tests.unit.runtime.fakes import HerderRig
 
 PG_CONFIG = {
     "connector.class": "io.debezium.connector.postgresql.PostgresConnector",
@@ -26,10 +26,10 @@ STOP_FIRST = (
 )
 
 
-async def test_get_offsets_in_any_state(client: httpx.AsyncClient, herder: MemoryHerder) -> None:
+async def test_get_offsets_in_any_state(client: httpx.AsyncClient, rig: HerderRig) -> None:
     await create(client, "pg", PG_CONFIG)
     assert (await client.get("/connectors/pg/offsets")).json() == {"offsets": []}
-    herder.put_offset("pg", {"server": "dbserver1"}, PG_OFFSET)
+    await rig.offsets.write("pg", [({"server": "dbserver1"}, PG_OFFSET)])
 
     response = await client.get("/connectors/pg/offsets")
 
@@ -54,7 +54,7 @@ async def test_alter_requires_stopped(client: httpx.AsyncClient) -> None:
     assert error(reset) == (400, STOP_FIRST)
 
 
-async def test_alter_and_reset_when_stopped(client: httpx.AsyncClient, herder: MemoryHerder) -> None:
+async def test_alter_and_reset_when_stopped(client: httpx.AsyncClient, rig: HerderRig) -> None:
     await create(client)
     await client.put("/connectors/fs/stop")
     body = {"offsets": [{"partition": {"filename": "/data/in.txt"}, "offset": {"position": 5, "x": 1.5}}]}
@@ -63,10 +63,11 @@ async def test_alter_and_reset_when_stopped(client: httpx.AsyncClient, herder: M
 
     assert altered.status_code == 200
     assert altered.json() == {"message": "The offsets for this connector have been altered successfully"}
-    stored = herder.calls[-1][1][1][0]
+    (stored,) = rig.offsets.connector_offsets("fs")
     assert stored.partition == {"filename": "/data/in.txt"}
     assert stored.offset == {"position": 5, "x": 1.5}
     assert type(stored.offset["position"]) is int
+    assert rig.worker.altered[-1][1] == {(("filename", "/data/in.txt"),): {"position": 5, "x": 1.5}}  # as told
     assert (await client.get("/connectors/fs/offsets")).json() == {
         "offsets": [{"partition": {"filename": "/data/in.txt"}, "offset": {"position": 5, "x": 1.5}}]
     }

@@ -12,12 +12,11 @@ import pytest
 from connect_worker.api.errors import ConfigError
 from rest.app import create_app
 from rest.server import RestServer, parse_listener, serve
-from tests.unit.rest.helpers import FS_CONFIG
-from tests.unit.rest.memory_herder import MemoryHerder
+from tests.unit.rest.helpers import FS_CONFIG, started_herder
 
 
 async def test_serves_over_http_and_stops_cleanly() -> None:
-    server = RestServer(create_app(MemoryHerder()), ["http://127.0.0.1:0"])
+    server = RestServer(create_app(await started_herder()), ["http://127.0.0.1:0"])
     await server.start()
     try:
         (url,) = server.urls
@@ -28,7 +27,7 @@ async def test_serves_over_http_and_stops_cleanly() -> None:
             paused = await c.put("/connectors/fs/pause")
             missing = await c.get("/nonexistent")
 
-        assert root.json()["version"] == "4.3.0"
+        assert root.json()["version"] == "4.3.1"
         assert root.headers["content-type"] == "application/json"
         assert created.status_code == 201
         assert created.headers["location"] == f"{url}/connectors/fs"
@@ -47,7 +46,7 @@ async def test_serves_over_http_and_stops_cleanly() -> None:
 async def test_an_idle_connection_outlasts_a_clients_five_second_keep_alive() -> None:
     """A client reusing a connection idle for a little over 5 s (httpx's expiry) must not find it closing
     under it: the server keeps idle connections 90 s, as Kafka Connect's REST server does."""
-    server = RestServer(create_app(MemoryHerder()), ["http://127.0.0.1:0"])
+    server = RestServer(create_app(await started_herder()), ["http://127.0.0.1:0"])
     await server.start()
     try:
         port = int(server.urls[0].rsplit(":", 1)[1])
@@ -75,7 +74,7 @@ async def test_port_in_use_fails_start_and_leaves_nothing_bound() -> None:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
-        server = RestServer(create_app(MemoryHerder()), ["http://127.0.0.1:0", f"http://127.0.0.1:{port}"])
+        server = RestServer(create_app(await started_herder()), ["http://127.0.0.1:0", f"http://127.0.0.1:{port}"])
         with pytest.raises(OSError):
             await server.start()
         assert server.urls == []
@@ -94,7 +93,7 @@ async def test_serve_runs_until_cancelled() -> None:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    task = asyncio.create_task(serve(create_app(MemoryHerder()), [f"http://127.0.0.1:{port}"]))
+    task = asyncio.create_task(serve(create_app(await started_herder()), [f"http://127.0.0.1:{port}"]))
     try:
         async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}") as c:
             for _ in range(200):
