@@ -163,24 +163,21 @@ def test_defaults_of_the_typed_config() -> None:
 
 
 def test_typed_values_are_parsed_once() -> None:
-    props = (
-        BASE
-        | {
-            "snapshot.mode": "CONFIGURATION_BASED",
-            "snapshot.mode.configuration.based.snapshot.data": "TRUE",
-            "table.include.list": "public.a, public\\.b{1\\,2},s.c",
-            "skipped.operations": "none",
-            "flush.lsn.source": "false",
-            "heartbeat.topics.prefix": "hb",
-            "unavailable.value.placeholder": "hex:00ff",
-            "message.key.columns": "public.t:id;s\\.u:a, b",
-            "column.truncate.to.20.chars": "public.t.name",
-            "column.mask.hash.SHA-256.with.salt.pepper": "public.t.email,public.t.phone",
-            "snapshot.select.statement.overrides": "public.t",
-            "snapshot.select.statement.overrides.public.t": "SELECT * FROM public.t WHERE id > 3",
-            "database.ApplicationName": "app",
-        }
-    )
+    props = BASE | {
+        "snapshot.mode": "CONFIGURATION_BASED",
+        "snapshot.mode.configuration.based.snapshot.data": "TRUE",
+        "table.include.list": "public.a, public\\.b{1\\,2},s.c",
+        "skipped.operations": "none",
+        "flush.lsn.source": "false",
+        "heartbeat.topics.prefix": "hb",
+        "unavailable.value.placeholder": "hex:00ff",
+        "message.key.columns": "public.t:id;s\\.u:a, b",
+        "column.truncate.to.20.chars": "public.t.name",
+        "column.mask.hash.SHA-256.with.salt.pepper": "public.t.email,public.t.phone",
+        "snapshot.select.statement.overrides": "public.t",
+        "snapshot.select.statement.overrides.public.t": "SELECT * FROM public.t WHERE id > 3",
+        "database.ApplicationName": "app",
+    }
     cfg = PostgresConnectorConfig.from_props(props)
     assert cfg.snapshot_mode is SnapshotMode.CONFIGURATION_BASED and cfg.snapshot_data is True
     assert cfg.table_include_list == ("public.a", "public\\.b{1,2}", "s.c")
