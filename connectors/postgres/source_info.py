@@ -5,35 +5,22 @@ from __future__ import annotations
 from typing import Any, Final
 
 from connect_worker.api import Schema, Struct, Type
-from connect_worker.api.schema import struct_schema
+from connectors.relational.source_info import snapshot_enum, source_schema
 
 CONNECTOR_NAME: Final = "postgresql"
 DEBEZIUM_VERSION: Final = "3.6.3.Final"
 
-SNAPSHOT_ENUM: Final = Schema(
-    Type.STRING,
-    optional=True,
-    name="io.debezium.data.Enum",
-    version=1,
-    parameters={"allowed": "true,first,first_in_data_collection,last_in_data_collection,last,false,incremental"},
-    default="false",
+SNAPSHOT_ENUM: Final = snapshot_enum(
+    "true,first,first_in_data_collection,last_in_data_collection,last,false,incremental"
 )
-
 _OPT_INT64 = Schema(Type.INT64, optional=True)
 _OPT_STRING = Schema(Type.STRING, optional=True)
 _STRING = Schema(Type.STRING)
 
-SOURCE_SCHEMA: Final = struct_schema(
+SOURCE_SCHEMA: Final = source_schema(
+    "io.debezium.connector.postgresql.Source",
+    SNAPSHOT_ENUM,
     [
-        ("version", _STRING),
-        ("connector", _STRING),
-        ("name", _STRING),
-        ("ts_ms", Schema(Type.INT64)),
-        ("snapshot", SNAPSHOT_ENUM),
-        ("db", _STRING),
-        ("sequence", _OPT_STRING),
-        ("ts_us", _OPT_INT64),
-        ("ts_ns", _OPT_INT64),
         ("schema", _STRING),
         ("table", _STRING),
         ("txId", _OPT_INT64),
@@ -42,8 +29,6 @@ SOURCE_SCHEMA: Final = struct_schema(
         ("origin", _OPT_STRING),
         ("origin_lsn", _OPT_INT64),
     ],
-    name="io.debezium.connector.postgresql.Source",
-    version=1,
 )
 
 

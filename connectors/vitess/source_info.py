@@ -7,41 +7,19 @@ from __future__ import annotations
 from typing import Final
 
 from connect_worker.api import Schema, Struct, Type
-from connect_worker.api.schema import struct_schema
+from connectors.relational.source_info import snapshot_enum, source_schema
 
 CONNECTOR_NAME: Final = "vitess"
 VITESS_DEBEZIUM_VERSION: Final = "2.7.0.Final"
 
 _STRING = Schema(Type.STRING)
-_OPT_INT64 = Schema(Type.INT64, optional=True)
 
-SNAPSHOT_ENUM: Final = Schema(
-    Type.STRING,
-    optional=True,
-    name="io.debezium.data.Enum",
-    version=1,
-    parameters={"allowed": "true,last,false,incremental"},  # the seed's listing; only "false" is ever sent
-    default="false",
-)
+SNAPSHOT_ENUM: Final = snapshot_enum("true,last,false,incremental")  # the seed's listing; only "false" is sent
 
-VITESS_SOURCE_SCHEMA: Final = struct_schema(
-    [
-        ("version", _STRING),
-        ("connector", _STRING),
-        ("name", _STRING),
-        ("ts_ms", Schema(Type.INT64)),
-        ("snapshot", SNAPSHOT_ENUM),
-        ("db", _STRING),
-        ("sequence", Schema(Type.STRING, optional=True)),
-        ("ts_us", _OPT_INT64),
-        ("ts_ns", _OPT_INT64),
-        ("keyspace", _STRING),
-        ("table", _STRING),
-        ("shard", _STRING),
-        ("vgtid", _STRING),
-    ],
-    name="io.debezium.connector.vitess.Source",
-    version=1,
+VITESS_SOURCE_SCHEMA: Final = source_schema(
+    "io.debezium.connector.vitess.Source",
+    SNAPSHOT_ENUM,
+    [("keyspace", _STRING), ("table", _STRING), ("shard", _STRING), ("vgtid", _STRING)],
 )
 
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import Any, Final
 
 from connect_worker.api import Schema, Struct, Type
-from connect_worker.api.schema import struct_schema
 from connectors.postgres.source_info import SNAPSHOT_ENUM, SourceInfo, sequence_text
+from connectors.relational.source_info import source_schema
 
 CONNECTOR_NAME: Final = "YugabyteDB"
 YB_DEBEZIUM_VERSION: Final = "2.5.2.Final"
@@ -19,23 +19,11 @@ YB_DEBEZIUM_VERSION: Final = "2.5.2.Final"
 _OPT_INT64 = Schema(Type.INT64, optional=True)
 _STRING = Schema(Type.STRING)
 
-YB_SOURCE_SCHEMA: Final = struct_schema(
-    [
-        ("version", _STRING),
-        ("connector", _STRING),
-        ("name", _STRING),
-        ("ts_ms", Schema(Type.INT64)),
-        ("snapshot", SNAPSHOT_ENUM),
-        ("db", _STRING),
-        ("sequence", Schema(Type.STRING, optional=True)),
-        ("schema", _STRING),
-        ("table", _STRING),
-        ("txId", _OPT_INT64),
-        ("lsn", _OPT_INT64),
-        ("xmin", _OPT_INT64),
-    ],
-    name="io.debezium.connector.postgresql.Source",
-    version=1,
+YB_SOURCE_SCHEMA: Final = source_schema(
+    "io.debezium.connector.postgresql.Source",
+    SNAPSHOT_ENUM,
+    [("schema", _STRING), ("table", _STRING), ("txId", _OPT_INT64), ("lsn", _OPT_INT64), ("xmin", _OPT_INT64)],
+    micro_nano=False,
 )
 
 _of = Struct.of
