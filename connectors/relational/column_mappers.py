@@ -55,9 +55,12 @@ __all__ = [
     "COLUMN_TYPE_PARAMETER",
     "ColumnMapper",
     "ColumnMappers",
+    "ColumnRule",
+    "column_rules",
     "java_serialized_string",
     "java_utf16_length",
-    "mapper_entries",
+    "parse_column_rules",
+    "parse_rule",
     "truncate_utf16",
 ]
 
@@ -69,11 +72,9 @@ COLUMN_SCALE_PARAMETER: Final = "__debezium.source.column.scale"
 COLUMN_COMMENT_PARAMETER: Final = "__debezium.source.column.comment"
 COLUMN_NAME_PARAMETER: Final = "__debezium.source.column.name"
 
-_TRUNCATE_KEY: Final = re.compile(r"column\.truncate\.to\.([0-9]+)\.chars")
-_MASK_KEY: Final = re.compile(r"column\.mask\.with\.([0-9]+)\.chars")
+_SIZED_KEY: Final = re.compile(r"column\.(?P<what>truncate\.to|mask\.with)\.(?P<n>[^.]+)\.chars")
 _JAVA_DOT: Final = "[^\n\r\x85\u2028\u2029]"
-_HASH_V1_KEY: Final = re.compile(rf"column\.mask\.hash\.([^.]+)\.with\.salt\.({_JAVA_DOT}+)")
-_HASH_V2_KEY: Final = re.compile(rf"column\.mask\.hash\.v2\.([^.]+)\.with\.salt\.({_JAVA_DOT}+)")
+_HASH_KEY: Final = re.compile(rf"column\.mask\.hash\.(?P<v2>v2\.)?(?P<alg>[^.]+)\.with\.salt\.(?P<salt>{_JAVA_DOT}+)")
 COLUMN_PROPAGATE: Final = "column.propagate.source.type"
 DATATYPE_PROPAGATE: Final = "datatype.propagate.source.type"
 _INT_MAX: Final = 2**31 - 1
@@ -215,7 +216,9 @@ def _hasher(algorithm: str, salt: bytes, v2: bool, cut: int | None) -> Callable[
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
-class _Rule:
+class ColumnRule:
+    """One column rule of the config, parsed: which columns (or data types) and what to do to them."""
+
     kind: str  # truncate | mask | propagate | hash
     patterns: RegexList
     by_datatype: bool = False
@@ -228,7 +231,9 @@ class _Rule:
 class ColumnMappers:
     """All column rules of a connector. `mapper_for(table_id, column)` is computed once per column and cached."""
 
-    def __init__(self, rules: list[_Rule], *, is_character_column: Callable[[Column], bool] | None = None) -> None:
+    def __init__(
+        self, rules: Sequence[ColumnRule], *, is_character_column: Callable[[Column], bool] | None = None
+    ) -> None:
         self._rules = tuple(rules)
         self._is_character = is_character_column
         self._cache: dict[tuple[TableId, Column], ColumnMapper | None] = {}
@@ -238,34 +243,19 @@ class ColumnMappers:
         return not self._rules
 
     @classmethod
-    def from_entries(
-        cls,
-        entries: Sequence[tuple[str, str]],
-        *,
-        is_character_column: Callable[[Column], bool] | None = None,
-    ) -> ColumnMappers:
-        """Build the rules from a typed config's :func:`mapper_entries`. Raises ConfigError naming the first bad
-        property."""
-        rules, problems = _parse(entries)
-        if problems:
-            key, message = next(iter(problems.items()))
-            raise ConfigError(message[0], name=key)
-        return cls(rules, is_character_column=is_character_column)
-
-    @classmethod
     def from_config(
         cls,
         props: Mapping[str, str],
         *,
         is_character_column: Callable[[Column], bool] | None = None,
     ) -> ColumnMappers:
-        """Build the rules from a properties map (tests and tools; connectors parse once, from_entries)."""
-        return cls.from_entries(mapper_entries(props), is_character_column=is_character_column)
+        """Build the rules from a properties map (tests and tools; a connector's typed config holds its rules)."""
+        return cls(column_rules(props), is_character_column=is_character_column)
 
     @staticmethod
     def problems(props: Mapping[str, str]) -> dict[str, list[str]]:
         """Every problem with the column mapper properties, by key (for a connector's validate())."""
-        return _parse(mapper_entries(props))[1]
+        return parse_column_rules(props)[1]
 
     def mapper_for(self, table_id: TableId, column: Column) -> ColumnMapper | None:
         key = (table_id, column)
@@ -290,7 +280,7 @@ class ColumnMappers:
     def _character(self, column: Column) -> bool | None:
         return None if self._is_character is None else self._is_character(column)
 
-    def _create(self, rule: _Rule, column: Column) -> ColumnMapper | None:
+    def _create(self, rule: ColumnRule, column: Column) -> ColumnMapper | None:
         if rule.kind == "truncate":
             length = column.source_length
             if length is not None and 0 <= length <= rule.length:
@@ -323,67 +313,94 @@ def _propagated_parameters(column: Column) -> tuple[tuple[str, str], ...]:
     return tuple(params)
 
 
-def mapper_entries(props: Mapping[str, object]) -> tuple[tuple[str, str], ...]:
-    """The ``column.*`` / ``datatype.*`` entries of a config, in the order of a java.util.HashMap holding the whole
-    config (approximates Debezium's Configuration map, whose order decides which rule of a kind wins)."""
-    keys = [k for k in java_hashmap_order(dict(props)) if k.startswith(("column.", "datatype."))]
-    return tuple((k, str(props[k])) for k in keys if props[k] is not None)
+def is_rule_key(key: str) -> bool:
+    """Whether a config key is a column rule (truncate, mask, hash or propagate)."""
+    return key.startswith(("column.truncate.", "column.mask.")) or key in (COLUMN_PROPAGATE, DATATYPE_PROPAGATE)
 
 
-def _parse(entries: Sequence[tuple[str, str]]) -> tuple[list[_Rule], dict[str, list[str]]]:
-    problems: dict[str, list[str]] = {}
-    values = dict(entries)
-    ordered = [k for k, _ in entries]
-
-    def patterns(key: str) -> RegexList | None:
-        value = values[key]
+def parse_rule(key: str, value: str) -> tuple[ColumnRule | None, list[str]]:
+    """The rule of one column rule key and the problems with it (for /config/validate, one message each).
+    A blank propagate list is no rule and no problem; a blank mask or truncate list is a problem."""
+    if key in (COLUMN_PROPAGATE, DATATYPE_PROPAGATE):
         if is_blank(value):
-            return None
-        try:
-            return RegexList(value)
-        except JavaRegexError as e:
-            problems.setdefault(key, []).append(f"Invalid value {value} for configuration {key}: {e}")
-            return None
-
-    truncates: list[_Rule] = []
-    masks: list[_Rule] = []
-    propagates: list[_Rule] = []
-    hashes_v1: list[_Rule] = []
-    hashes_v2: list[_Rule] = []
-    for key in ordered:
-        m = _TRUNCATE_KEY.fullmatch(key) or _MASK_KEY.fullmatch(key)
-        if m is not None:
-            length = int(m.group(1))
-            if length > _INT_MAX:
-                problems.setdefault(key, []).append(f"The length in {key} is not a valid Java int")
-                continue
-            pats = patterns(key)
-            if pats is not None:
-                target = truncates if m.re is _TRUNCATE_KEY else masks
-                target.append(_Rule("truncate" if m.re is _TRUNCATE_KEY else "mask", pats, length=length))
-            continue
-        if key in (COLUMN_PROPAGATE, DATATYPE_PROPAGATE):
-            pats = patterns(key)
-            if pats is not None:
-                propagates.append(_Rule("propagate", pats, by_datatype=key == DATATYPE_PROPAGATE))
-            continue
-        hm = _HASH_V2_KEY.fullmatch(key)
-        v2 = hm is not None
-        if hm is None:
-            hm = _HASH_V1_KEY.fullmatch(key)
-        if hm is None:
-            continue
-        algorithm = _DIGESTS.get(hm.group(1).upper())
+            return None, []
+        found, regex_problems = _patterns(value)
+        rule = ColumnRule("propagate", found, by_datatype=key == DATATYPE_PROPAGATE) if found else None
+        return rule, regex_problems
+    sized = _SIZED_KEY.fullmatch(key)
+    hashed = _HASH_KEY.fullmatch(key) if sized is None else None
+    if sized is None and hashed is None:
+        return None, [
+            f"'{key}' is not a column masking key: expected column.truncate.to.<n>.chars, column.mask.with.<n>.chars "
+            "or column.mask.hash[.v2].<algorithm>.with.salt.<salt>"
+        ]
+    problems: list[str] = []
+    if sized is not None:
+        kind = "truncate" if sized.group("what") == "truncate.to" else "mask"
+        n = sized.group("n")
+        # a mask of 0 characters is the empty string (Debezium's MaskStrings); TruncateColumn refuses 0
+        if not n.isdigit() or (int(n) == 0 and kind == "truncate"):
+            problems.append(f"{n} is not a positive number of characters in '{key}'")
+        elif int(n) > _INT_MAX:
+            problems.append(f"The length in {key} is not a valid Java int")
+    else:
+        assert hashed is not None
+        algorithm = _DIGESTS.get(hashed.group("alg").upper())
         if algorithm is None or algorithm not in hashlib.algorithms_available:
-            problems.setdefault(key, []).append(
-                f"{hm.group(1)} MessageDigest not available (configuration {key}); "
-                f"supported: {', '.join(sorted(set(_DIGESTS) - {'SHA', 'SHA1'}))}"
+            problems.append(
+                f"Unknown hash algorithm '{hashed.group('alg')}' in '{key}' (supported: "
+                f"{', '.join(sorted(set(_DIGESTS) - {'SHA', 'SHA1'}))})"
             )
+    patterns, pattern_problems = _patterns(value)
+    problems += pattern_problems
+    if patterns is None and not pattern_problems:
+        problems.append("A comma-separated list of valid regular expressions is expected")
+    if problems or patterns is None:
+        return None, problems
+    if sized is not None:
+        return ColumnRule(kind, patterns, length=int(sized.group("n"))), []
+    assert hashed is not None
+    algorithm = _DIGESTS[hashed.group("alg").upper()]
+    salt = hashed.group("salt").encode("utf-8")
+    return ColumnRule("hash", patterns, algorithm=algorithm, salt=salt, v2=hashed.group("v2") is not None), []
+
+
+def _patterns(value: str) -> tuple[RegexList | None, list[str]]:
+    if is_blank(value):
+        return None, []
+    try:
+        return RegexList(value), []
+    except JavaRegexError as e:
+        return None, [f"A comma-separated list of valid regular expressions is expected, but {e}"]
+
+
+def parse_column_rules(props: Mapping[str, object]) -> tuple[tuple[ColumnRule, ...], dict[str, list[str]]]:
+    """Every column rule of a config in Debezium's order, and the problems by key.
+
+    As in Debezium's ``ColumnMappers``, the first rule that matches a column wins and rules are tried by kind:
+    truncate, mask, column propagation, datatype propagation, hash v1, hash v2; keys of one kind in the order of
+    a java.util.HashMap holding the whole config (Debezium reads them from its Configuration map)."""
+    problems: dict[str, list[str]] = {}
+    order = {"truncate": 0, "mask": 1, "propagate": 2, "hash": 4}
+    ranked: list[tuple[int, ColumnRule]] = []
+    for key in java_hashmap_order(dict(props)):
+        value = props[key]
+        if value is None or not is_rule_key(key):
             continue
-        pats = patterns(key)
-        if pats is not None:
-            rule = _Rule("hash", pats, algorithm=algorithm, salt=hm.group(2).encode("utf-8"), v2=v2)
-            (hashes_v2 if v2 else hashes_v1).append(rule)
-    # column.propagate before datatype.propagate, as Debezium registers them
-    propagates.sort(key=lambda r: r.by_datatype)
-    return [*truncates, *masks, *propagates, *hashes_v1, *hashes_v2], problems
+        rule, key_problems = parse_rule(key, str(value))
+        if key_problems:
+            problems[key] = key_problems
+        elif rule is not None:
+            rank = order[rule.kind] + (1 if rule.by_datatype or rule.v2 else 0)
+            ranked.append((rank, rule))
+    ranked.sort(key=lambda r: r[0])  # stable: HashMap order within a kind
+    return tuple(rule for _, rule in ranked), problems
+
+
+def column_rules(props: Mapping[str, object]) -> tuple[ColumnRule, ...]:
+    """The column rules of a config; ConfigError naming the first bad key."""
+    rules, problems = parse_column_rules(props)
+    if problems:
+        key, messages = next(iter(problems.items()))
+        raise ConfigError(f"Invalid value {props[key]} for configuration {key}: {messages[0]}", name=key)
+    return rules

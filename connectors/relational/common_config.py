@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Protocol
 
+from connectors.relational.column_mappers import ColumnRule
+
 
 class CommonConnectorConfig(Protocol):
     @property
@@ -57,8 +59,8 @@ class CommonConnectorConfig(Protocol):
     @property
     def message_key_columns(self) -> str | None: ...
     @property
-    def column_rules(self) -> tuple[tuple[str, str], ...]:
-        """The ``column.*`` / ``datatype.*`` mapper entries in Debezium's order (column_mappers.mapper_entries)."""
+    def column_rules(self) -> tuple[ColumnRule, ...]:
+        """Truncate, mask, hash and propagate rules, parsed, in the order Debezium tries them."""
         ...
 
     # -- names

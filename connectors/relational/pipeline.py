@@ -90,7 +90,7 @@ class Pipeline:
             cache_size=config.topic_cache_size,
         )
         schema_adjust, field_adjust = adjusters(config.schema_name_adjustment_mode, config.field_name_adjustment_mode)
-        self.mappers = ColumnMappers.from_entries(config.column_rules, is_character_column=flavor.is_character_column)
+        self.mappers = ColumnMappers(config.column_rules, is_character_column=flavor.is_character_column)
         #: the tables seen so far (catalog, relation messages, FIELD events): what custom keys are computed over
         self.tables_by_id: dict[TableId, Table] = {}
         self.builder = SchemaBuilderSettings(

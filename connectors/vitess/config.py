@@ -18,7 +18,8 @@ from typing import Any, Final
 from connect_worker.api import ConfigDef, ConfigKey, ConfigType, ConfigValue, Importance
 from connect_worker.api.config import Password, at_least, between, one_of
 from connect_worker.api.errors import ConfigError
-from connectors.relational.column_mappers import mapper_entries
+from connectors.relational.column_mappers import ColumnRule
+from connectors.relational.column_mappers import column_rules as checked_column_rules
 from connectors.relational.filters import JavaRegexError, split_regex_list
 
 log = logging.getLogger(__name__)
@@ -169,8 +170,8 @@ class VitessConnectorConfig:
     column_include_list: tuple[str, ...]
     column_exclude_list: tuple[str, ...]
     message_key_columns: str | None
-    #: the column.* / datatype.* mapper entries in Debezium's order (column_mappers.mapper_entries)
-    column_rules: tuple[tuple[str, str], ...]
+    #: column.truncate/mask/hash and *.propagate.source.type rules, in the order Debezium tries them
+    column_rules: tuple[ColumnRule, ...]
     topic_delimiter: str
     topic_transaction: str
     topic_heartbeat_prefix: str
@@ -232,7 +233,7 @@ class VitessConnectorConfig:
             column_include_list=_regexes(p, "column.include.list"),
             column_exclude_list=_regexes(p, "column.exclude.list"),
             message_key_columns=p["message.key.columns"],
-            column_rules=mapper_entries(props),
+            column_rules=checked_column_rules(props),
             topic_delimiter=p["topic.delimiter"],
             topic_transaction=p["topic.transaction"],
             topic_heartbeat_prefix=p["topic.heartbeat.prefix"],

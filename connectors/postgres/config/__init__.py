@@ -31,7 +31,6 @@ from typing import Any, Final
 from connect_worker.api.config import Password
 from connect_worker.api.errors import ConfigError
 from connectors.postgres.config.entries import (
-    ColumnMaskRule,
     KeyColumnsRule,
     ReplicaIdentityRule,
     parse_replica_identity_rules,
@@ -60,14 +59,13 @@ from connectors.postgres.config.modes import (
 )
 from connectors.postgres.config.validation import Outcome, check_props, validate_props
 from connectors.postgres.libpq import conninfo, describe_connection, libpq_quote, redact
-from connectors.relational.column_mappers import mapper_entries
+from connectors.relational.column_mappers import ColumnRule, parse_column_rules
 from connectors.relational.filters import split_regex_list
 
 __all__ = [
     "POSTGRES_CONFIG_DEF",
     "AutoCreateMode",
     "BinaryHandlingMode",
-    "ColumnMaskRule",
     "DecimalHandlingMode",
     "EventProcessingFailureHandlingMode",
     "HStoreHandlingMode",
@@ -202,8 +200,8 @@ class PostgresConnectorConfig:
     column_exclude_list: tuple[str, ...]
     table_ignore_builtin: bool
     message_key_columns: str | None
-    #: the column.* / datatype.* mapper entries in Debezium's order (column_mappers.mapper_entries)
-    column_rules: tuple[tuple[str, str], ...]
+    #: column.truncate/mask/hash and *.propagate.source.type rules, in the order Debezium tries them
+    column_rules: tuple[ColumnRule, ...]
     include_unknown_datatypes: bool
     skip_messages_without_change: bool
     converters: tuple[str, ...]
@@ -340,7 +338,7 @@ class PostgresConnectorConfig:
             column_exclude_list=t("column.exclude.list"),
             table_ignore_builtin=p["table.ignore.builtin"],
             message_key_columns=s("message.key.columns"),
-            column_rules=mapper_entries(props),
+            column_rules=parse_column_rules(props)[0],  # problems: already errors above
             include_unknown_datatypes=p["include.unknown.datatypes"],
             skip_messages_without_change=p["skip.messages.without.change"],
             converters=tuple(split_list(p["converters"])) if p["converters"] else (),

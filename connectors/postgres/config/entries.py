@@ -1,14 +1,14 @@
 """Values of the PostgreSQL connector's keys that hold lists of rules, parsed into frozen rules with one message per
-malformed entry: replica identities, message key columns, column masks, initial statements, Java regex lists.
+malformed entry: replica identities, message key columns, initial statements, Java regex lists. Column rules
+(truncate, mask, hash, propagate) are parsed by connectors/relational/column_mappers.py, for every connector.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import re
-from typing import Final
 
-from connectors.relational.filters import JavaRegexError, java_regex, split_regex_list
+from connectors.relational.filters import java_regex
 
 _REPLICA_IDENTITY = re.compile(
     r"^\s*(?P<table>[^\s:]+):(?P<identity>DEFAULT|(?P<index>INDEX) (?P<index_name>.\w*)|FULL|NOTHING)\s*$",
@@ -19,14 +19,6 @@ _REPLICA_IDENTITY_JAVA = (
 )
 _KEY_COLUMNS = re.compile(r"^\s*([^:]+):([^:,]+(,[^:,]+)*)\s*$")
 _KEY_COLUMNS_JAVA = r"^\s*([^:]+):([^:,]+(,[^:,]+)*)\s*$"
-_TRUNCATE_KEY = re.compile(r"column\.truncate\.to\.(?P<n>[^.]+)\.chars")
-_MASK_KEY = re.compile(r"column\.mask\.with\.(?P<n>[^.]+)\.chars")
-_HASH_KEY = re.compile(r"column\.mask\.hash\.(?P<v2>v2\.)?(?P<alg>[^.]+)\.with\.salt\.(?P<salt>.+)")
-#: MessageDigest names every Java runtime provides (case-insensitive), which column.mask.hash may name.
-_HASH_ALGORITHMS: Final = frozenset(
-    "MD2 MD5 SHA SHA-1 SHA1 SHA-224 SHA-256 SHA-384 SHA-512 SHA-512/224 SHA-512/256 "
-    "SHA3-224 SHA3-256 SHA3-384 SHA3-512".lower().split()
-)
 
 
 def compile_java_regex(pattern: str, flags: int = re.IGNORECASE) -> re.Pattern[str]:
@@ -94,48 +86,6 @@ def parse_key_columns(text: str) -> tuple[tuple[KeyColumnsRule, ...], list[str]]
             continue
         rules.append(KeyColumnsRule(m.group(1).strip(), tuple(c.strip() for c in m.group(2).split(","))))
     return tuple(rules), problems
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class ColumnMaskRule:
-    """A ``column.truncate.to.<n>.chars`` / ``column.mask.with.<n>.chars`` / ``column.mask.hash...`` key."""
-
-    kind: str  # truncate | mask | hash | hash_v2
-    columns: tuple[str, ...]
-    length: int | None = None
-    algorithm: str | None = None
-    salt: str | None = None
-
-
-def parse_mask_key(key: str, value: str) -> tuple[ColumnMaskRule | None, list[str]]:
-    """None (and no problem) when ``key`` is not a column mask/truncate key at all."""
-    problems: list[str] = []
-    columns = tuple(split_regex_list(value))
-    if not columns:
-        problems.append("A comma-separated list of valid regular expressions is expected")
-    for rx in columns:
-        try:
-            compile_java_regex(rx)
-        except (re.error, JavaRegexError) as e:
-            problems.append(f"A comma-separated list of valid regular expressions is expected, but {e}")
-    m = _TRUNCATE_KEY.fullmatch(key) or _MASK_KEY.fullmatch(key)
-    if m is not None:
-        n = m.group("n")
-        kind = "truncate" if key.startswith("column.truncate.") else "mask"
-        # a mask of 0 characters is the empty string (Debezium's MaskStrings); TruncateColumn refuses 0
-        if not n.isdigit() or (int(n) == 0 and kind == "truncate"):
-            return None, [f"{n} is not a positive number of characters in '{key}'", *problems]
-        return ColumnMaskRule(kind, columns, length=int(n)), problems
-    h = _HASH_KEY.fullmatch(key)
-    if h is not None:
-        if h.group("alg").lower() not in _HASH_ALGORITHMS:
-            problems.insert(0, f"Unknown hash algorithm '{h.group('alg')}' in '{key}'")
-        kind = "hash_v2" if h.group("v2") else "hash"
-        return ColumnMaskRule(kind, columns, algorithm=h.group("alg"), salt=h.group("salt")), problems
-    return None, [
-        f"'{key}' is not a column masking key: expected column.truncate.to.<n>.chars, column.mask.with.<n>.chars "
-        "or column.mask.hash[.v2].<algorithm>.with.salt.<salt>"
-    ]
 
 
 def split_initial_statements(text: str | None) -> tuple[str, ...]:

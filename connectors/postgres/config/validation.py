@@ -14,15 +14,14 @@ from typing import Any, Final
 from connect_worker.api.config import ConfigType, ConfigValue
 from connectors.postgres.config.checks import REQUIRED_MESSAGE, check_value, invalid_message, parse_raw
 from connectors.postgres.config.entries import (
-    ColumnMaskRule,
     KeyColumnsRule,
     ReplicaIdentityRule,
     parse_key_columns,
-    parse_mask_key,
     parse_replica_identity_rules,
 )
 from connectors.postgres.config.keys import POSTGRES_CONFIG_DEF
 from connectors.postgres.config.modes import DEPRECATED_ALIASES, ENUM_VALUES, SNAPSHOT_MODE_ALIASES
+from connectors.relational.column_mappers import parse_rule
 
 log = logging.getLogger(__name__)
 
@@ -47,7 +46,6 @@ class Outcome:
     values: dict[str, ConfigValue]
     parsed: dict[str, Any]
     warnings: list[str]
-    masks: tuple[ColumnMaskRule, ...]
     replica_rules: tuple[ReplicaIdentityRule, ...]
     key_columns: tuple[KeyColumnsRule, ...]
     select_overrides: dict[str, str]
@@ -87,7 +85,7 @@ def _apply_aliases(props: Mapping[str, Any], warnings: list[str]) -> dict[str, A
 def check_props(props: Mapping[str, Any]) -> Outcome:
     warnings: list[str] = []
     merged = _apply_aliases(props, warnings)
-    out = Outcome({}, {}, warnings, (), (), (), {}, {})
+    out = Outcome({}, {}, warnings, (), (), {}, {})
     # 1. every defined key: type, then single-value rules
     for key in POSTGRES_CONFIG_DEF.keys:
         name = key.name
@@ -192,23 +190,18 @@ def _signal_rules(out: Outcome) -> None:
 
 def _dynamic_keys(props: Mapping[str, Any], out: Outcome) -> None:
     """Keys that are not defined one by one: column masks, per-table snapshot queries, driver pass-through."""
-    masks: list[ColumnMaskRule] = []
     for key in sorted(props):
         raw = props[key]
         if key in POSTGRES_CONFIG_DEF or key in DEPRECATED_ALIASES:
             continue
         value = "" if raw is None else str(raw).strip()
         if key.startswith(("column.truncate.", "column.mask.")):
-            rule, problems = parse_mask_key(key, value)
-            for problem in problems:
+            for problem in parse_rule(key, value)[1]:
                 out.error(key, problem)
-            if rule is not None and not problems:
-                masks.append(rule)
         elif key.startswith("snapshot.select.statement.overrides."):
             out.select_overrides[key[len("snapshot.select.statement.overrides.") :]] = value
         elif key.startswith("database."):
             out.driver_properties[key[len("database.") :]] = value
-    out.masks = tuple(masks)
 
 
 def validate_props(props: Mapping[str, Any]) -> dict[str, ConfigValue]:

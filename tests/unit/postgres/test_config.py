@@ -13,7 +13,6 @@ from connect_worker.api.errors import ConfigError
 from connectors.postgres.config import (
     POSTGRES_CONFIG_DEF,
     AutoCreateMode,
-    ColumnMaskRule,
     KeyColumnsRule,
     LogicalDecoder,
     LsnFlushMode,
@@ -186,16 +185,12 @@ def test_typed_values_are_parsed_once() -> None:
     assert cfg.topic_heartbeat_prefix == "hb"
     assert cfg.unavailable_value_placeholder_bytes == b"\x00\xff"
     assert cfg.message_key_columns == "public.t:id;s\\.u:a, b"
-    assert dict(cfg.column_rules) == {
-        "column.truncate.to.20.chars": "public.t.name",
-        "column.mask.hash.SHA-256.with.salt.pepper": "public.t.email,public.t.phone",
-    }
-    outcome = check_props(props)  # what /config/validate checks the rules with
+    truncate, hashed = cfg.column_rules  # truncations are tried before hashes, as in Debezium
+    assert (truncate.kind, truncate.patterns.sources, truncate.length) == ("truncate", ("public.t.name",), 20)
+    assert (hashed.kind, hashed.patterns.sources) == ("hash", ("public.t.email", "public.t.phone"))
+    assert (hashed.algorithm, hashed.salt, hashed.v2) == ("sha256", b"pepper", False)
+    outcome = check_props(props)  # what /config/validate checks message.key.columns with
     assert outcome.key_columns == (KeyColumnsRule("public.t", ("id",)), KeyColumnsRule("s\\.u", ("a", "b")))
-    assert ColumnMaskRule("truncate", ("public.t.name",), length=20) in outcome.masks
-    assert ColumnMaskRule("hash", ("public.t.email", "public.t.phone"), algorithm="SHA-256", salt="pepper") in (
-        outcome.masks
-    )
     assert cfg.snapshot_select_statement_overrides == {"public.t": "SELECT * FROM public.t WHERE id > 3"}
     assert cfg.driver_properties == {"ApplicationName": "app"}
     with pytest.raises(AttributeError):

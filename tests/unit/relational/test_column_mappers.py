@@ -10,6 +10,7 @@ from connect_worker.api.errors import ConfigError
 from connect_worker.api.schema import OPTIONAL_STRING_SCHEMA, Schema, Type, decimal_schema
 from connectors.relational.column_mappers import (
     ColumnMappers,
+    column_rules,
     java_serialized_string,
     java_utf16_length,
     truncate_utf16,
@@ -210,3 +211,48 @@ def test_problems_are_reported_per_key() -> None:
         {"column.mask.with.3.chars": "a(b", "column.mask.hash.XX.with.salt.s": ".*", "column.truncate.to.2.chars": "ok"}
     )
     assert set(problems) == {"column.mask.with.3.chars", "column.mask.hash.XX.with.salt.s"}
+
+
+# -- one parser: what /config/validate reports is what start refuses ----------------------------------------------
+BAD_RULE_KEYS = {
+    "column.truncate.to.x.chars": "public.t.c",
+    "column.truncate.to.0.chars": "public.t.c",
+    "column.mask.with.99999999999.chars": "public.t.c",
+    "column.mask.hash.MD2.with.salt.s": "public.t.c",  # a Java digest hashlib does not have: refused, not ignored
+    "column.mask.bogus": "public.t.c",
+    "column.mask.with.3.chars": "a(b",
+    "column.truncate.to.4.chars": "",
+}
+
+
+@pytest.mark.parametrize(("key", "value"), sorted(BAD_RULE_KEYS.items()))
+def test_validation_and_start_refuse_the_same_rule_keys(key: str, value: str) -> None:
+    from connectors.postgres.config import validate_props
+    from tests.unit.postgres.test_config import BASE
+
+    assert list(ColumnMappers.problems({key: value})) == [key]
+    assert validate_props(BASE | {key: value})[key].errors
+    with pytest.raises(ConfigError) as e:
+        ColumnMappers.from_config({key: value})
+    assert e.value.name == key
+
+
+def test_rule_order_is_by_kind_then_hashmap_order() -> None:
+    rules = column_rules(
+        {
+            "column.mask.hash.v2.SHA-256.with.salt.s": "a.b.c",
+            "datatype.propagate.source.type": "a.b.text",
+            "column.mask.hash.MD5.with.salt.s": "a.b.c",
+            "column.propagate.source.type": "a.b.c",
+            "column.mask.with.3.chars": "a.b.c",
+            "column.truncate.to.5.chars": "a.b.c",
+        }
+    )
+    assert [(r.kind, r.by_datatype, r.v2) for r in rules] == [
+        ("truncate", False, False),
+        ("mask", False, False),
+        ("propagate", False, False),
+        ("propagate", True, False),
+        ("hash", False, False),
+        ("hash", False, True),
+    ]
