@@ -30,6 +30,7 @@ from connectors.vitess.vtgate import VtgateClient
 
 log = logging.getLogger(__name__)
 
+
 class VitessSources:
     def __init__(self, config: VitessConnectorConfig, pipeline: Pipeline, stored_offset: Mapping[str, Any] | None):
         self._config = config
