@@ -6,9 +6,9 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from connect_worker.api.config import ConfigDef, ConfigKey, ConfigType, Importance, non_empty_string
+from connect_worker.api.java_regex import java_regex, regex_validator
 from connect_worker.api.record import SourceRecord
 from connect_worker.api.transform import Predicate
-from connect_worker.transforms._regex import compile_java_regex, regex_validator
 from connect_worker.transforms._util import KAFKA_PREDICATES, KAFKA_VERSION
 
 
@@ -55,7 +55,7 @@ class TopicNameMatches(Predicate):
         return _TOPIC_CONFIG
 
     def configure(self, configs: Mapping[str, Any]) -> None:
-        self._pattern = compile_java_regex(_TOPIC_CONFIG.parse(configs)["pattern"])
+        self._pattern = java_regex(_TOPIC_CONFIG.parse(configs)["pattern"])
         self._seen: dict[str, bool] = {}
 
     def test(self, record: SourceRecord) -> bool:

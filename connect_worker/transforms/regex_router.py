@@ -6,9 +6,9 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from connect_worker.api.config import ConfigDef, ConfigKey, ConfigType, Importance
+from connect_worker.api.java_regex import Replacement, java_regex, regex_validator
 from connect_worker.api.record import SourceRecord
 from connect_worker.api.transform import Transformation
-from connect_worker.transforms._regex import Replacement, compile_java_regex, regex_validator
 from connect_worker.transforms._util import KAFKA_TRANSFORMS, KAFKA_VERSION, SchemaCache
 
 _CONFIG = ConfigDef(
@@ -42,7 +42,7 @@ class RegexRouter(Transformation):
 
     def configure(self, configs: Mapping[str, Any]) -> None:
         cfg = _CONFIG.parse(configs)
-        self._regex = compile_java_regex(cfg["regex"])
+        self._regex = java_regex(cfg["regex"])
         self._replacement = Replacement(self._regex, cfg["replacement"])
         self._topics: SchemaCache[str, str | None] = SchemaCache(64)
 

@@ -45,9 +45,10 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
 from connect_worker.api.errors import ConfigError
+from connect_worker.api.java_regex import JavaRegexError
 from connect_worker.api.javacompat import java_hashmap_order
 from connect_worker.api.schema import Schema
-from connectors.relational.filters import JavaRegexError, RegexList, is_blank
+from connectors.relational.filters import RegexList, is_blank
 from connectors.relational.table import Column, TableId
 
 __all__ = [

@@ -25,7 +25,7 @@ from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import Final
 
 from connect_worker.api.errors import ConfigError
-from connectors.relational.java_regex import JavaRegexError, java_regex
+from connect_worker.api.java_regex import JavaRegexError, java_regex
 from connectors.relational.table import TableId
 
 __all__ = [

@@ -18,7 +18,8 @@ from collections.abc import Mapping, Sequence
 from typing import Final
 
 from connect_worker.api.errors import ConfigError
-from connectors.relational.filters import JavaRegexError, RegexList, is_blank
+from connect_worker.api.java_regex import JavaRegexError
+from connectors.relational.filters import RegexList, is_blank
 from connectors.relational.table import Table, TableId
 
 __all__ = ["MESSAGE_KEY_COLUMNS", "KeyMapper", "message_key_columns_problems"]

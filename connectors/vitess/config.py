@@ -18,9 +18,10 @@ from typing import Any, Final
 from connect_worker.api import ConfigDef, ConfigKey, ConfigType, ConfigValue, Importance
 from connect_worker.api.config import Password, at_least, between, one_of
 from connect_worker.api.errors import ConfigError
+from connect_worker.api.java_regex import JavaRegexError
 from connectors.relational.column_mappers import ColumnRule
 from connectors.relational.column_mappers import column_rules as checked_column_rules
-from connectors.relational.filters import JavaRegexError, split_regex_list
+from connectors.relational.filters import split_regex_list
 
 log = logging.getLogger(__name__)
 

@@ -12,11 +12,11 @@ from typing import Any, ClassVar
 
 from connect_worker.api.config import ConfigDef, ConfigKey, ConfigType, Importance, Width, at_least, one_of
 from connect_worker.api.errors import ConfigError
+from connect_worker.api.java_regex import Replacement, java_regex, regex_validator
 from connect_worker.api.record import SourceRecord
 from connect_worker.api.schema import STRING_SCHEMA, Schema, Type
 from connect_worker.api.struct import Struct
 from connect_worker.api.transform import Transformation
-from connect_worker.transforms._regex import Replacement, compile_java_regex, regex_validator
 from connect_worker.transforms._util import DEBEZIUM_VERSION, SchemaCache, require_struct
 from connect_worker.transforms.debezium._envelope import (
     AFTER,
@@ -172,7 +172,7 @@ class ByLogicalTableRouter(Transformation):
         for name in ("topic.regex", "topic.replacement"):  # optional in the ConfigDef (as Debezium's), needed here
             if cfg[name] is None:
                 raise ConfigError(f'Missing required configuration "{name}" which has no default value.', name=name)
-        self._topic_regex = compile_java_regex(cfg["topic.regex"])
+        self._topic_regex = java_regex(cfg["topic.regex"])
         self._topic_replacement = Replacement(self._topic_regex, cfg["topic.replacement"])
         key_regex: str | None = cfg["key.field.regex"]
         self._key_regex = None
@@ -183,7 +183,7 @@ class ByLogicalTableRouter(Transformation):
                 raise ConfigError(
                     "key.field.replacement must be non-empty if key.field.regex is set.", name="key.field.replacement"
                 )
-            self._key_regex = compile_java_regex(key_regex)
+            self._key_regex = java_regex(key_regex)
             self._key_replacement = Replacement(self._key_regex, replacement)
         self._enforce_uniqueness: bool = cfg["key.enforce.uniqueness"]
         self._key_field: str = cfg["key.field.name"]

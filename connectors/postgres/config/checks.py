@@ -10,9 +10,10 @@ from typing import Any, Final
 
 from connect_worker.api.config import ConfigKey, ConfigType, Password
 from connect_worker.api.errors import ConfigError
+from connect_worker.api.java_regex import JavaRegexError
 from connectors.postgres.config.entries import compile_java_regex, split_list
 from connectors.postgres.config.modes import ENUM_VALUES, SNAPSHOT_MODE_ALIASES
-from connectors.relational.filters import JavaRegexError, split_regex_list
+from connectors.relational.filters import split_regex_list
 
 REQUIRED_MESSAGE = "A value is required"
 _INT = "An integer is expected"

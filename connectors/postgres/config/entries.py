@@ -8,7 +8,7 @@ from __future__ import annotations
 import dataclasses
 import re
 
-from connectors.relational.filters import java_regex
+from connect_worker.api.java_regex import java_regex
 
 _REPLICA_IDENTITY = re.compile(
     r"^\s*(?P<table>[^\s:]+):(?P<identity>DEFAULT|(?P<index>INDEX) (?P<index_name>.\w*)|FULL|NOTHING)\s*$",

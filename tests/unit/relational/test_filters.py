@@ -5,14 +5,13 @@ from __future__ import annotations
 import pytest
 
 from connect_worker.api.errors import ConfigError
+from connect_worker.api.java_regex import JavaRegexError, java_regex
 from connectors.relational.filters import (
     ColumnFilter,
-    JavaRegexError,
     MessagePrefixFilter,
     RegexList,
     TableFilter,
     filter_problems,
-    java_regex,
     split_regex_list,
 )
 from connectors.relational.table import TableId
