@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Final
 
 from connect_worker.api import ConfigError
+from connect_worker.api.java_regex import java_regex
 from connect_worker.runtime.properties import load_properties
 
 # Kafka's ConfigTransformer.DEFAULT_PATTERN: ${provider:key} or ${provider:path:key}
@@ -124,7 +125,7 @@ class EnvVarConfigProvider(ConfigProvider):
 
     def configure(self, params: Mapping[str, str]) -> None:
         pattern = params.get("allowlist.pattern")
-        self._allow = re.compile(pattern) if pattern else None
+        self._allow = java_regex(pattern) if pattern else None  # java.util.regex, as Kafka's provider
 
     def get(self, path: str, keys: set[str]) -> dict[str, str]:
         if path:

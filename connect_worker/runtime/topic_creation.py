@@ -9,6 +9,7 @@ import re
 from collections.abc import Mapping
 
 from connect_worker.api import ConfigError
+from connect_worker.api.java_regex import JavaRegexError, java_regex
 from connect_worker.kafka.admin import TopicAdmin
 
 log = logging.getLogger(__name__)
@@ -32,9 +33,9 @@ class TopicCreationGroup:
 def _patterns(value: str | None) -> tuple[re.Pattern[str], ...]:
     if not value:
         return ()
-    try:
-        return tuple(re.compile(x.strip()) for x in value.split(",") if x.strip())
-    except re.error as e:
+    try:  # Kafka's LIST splitting, then java.util.regex.Pattern per entry
+        return tuple(java_regex(x.strip()) for x in value.split(",") if x.strip())
+    except JavaRegexError as e:
         raise ConfigError(f"Invalid regular expression in topic creation settings: {e}") from e
 
 
@@ -57,7 +58,7 @@ def parse_groups(config: Mapping[str, str]) -> list[TopicCreationGroup] | None:
         configs = {k: v for k, v in sub.items() if k not in _GROUP_KEYS}
         if default is not None:
             configs = {**default.configs, **configs}
-        include = _patterns(sub.get("include")) if name != "default" else (re.compile(".*"),)
+        include = _patterns(sub.get("include")) if name != "default" else (java_regex(".*"),)
         return TopicCreationGroup(name, include, _patterns(sub.get("exclude")), partitions, rf, configs)
 
     default = group("default", default=None)

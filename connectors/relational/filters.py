@@ -6,10 +6,10 @@ escapes the next character, so `\\,` is a literal comma; parts are trimmed; empt
 expression is **anchored** (`Matcher.matches()`, a full match) and compiled **case-insensitively** (Debezium's
 `Predicates.includes` passes `Pattern.CASE_INSENSITIVE`; without UNICODE_CASE that folds ASCII letters only).
 
-Java's regex dialect differs from Python's `re`; `java_regex()` (connectors.relational.java_regex) translates
-it (see its docstring for what is covered and what is rejected with a `JavaRegexError`). Translation happens
-once, at configuration time; decisions are cached per table id / column, since filters are asked on the hot
-path.
+Java's regex dialect differs from Python's `re`; `java_regex()` (connect_worker.api.java_regex, the project's one
+translator) translates it (see its docstring for what is covered and what is rejected with a `JavaRegexError`).
+Translation happens once, at configuration time; decisions are cached per table id / column, since filters are
+asked on the hot path.
 
 Filter semantics (Debezium `Selectors.TableSelectionPredicateBuilder`, `RelationalTableFilters`):
 a table is captured when its schema passes the schema filter (include list if set, else exclude list),
@@ -39,12 +39,10 @@ __all__ = [
     "TABLE_IGNORE_BUILTIN",
     "TABLE_INCLUDE_LIST",
     "ColumnFilter",
-    "JavaRegexError",
     "MessagePrefixFilter",
     "RegexList",
     "TableFilter",
     "filter_problems",
-    "java_regex",
     "split_regex_list",
 ]
 

@@ -10,8 +10,8 @@ from typing import Any, Final
 
 from connect_worker.api.config import ConfigKey, ConfigType, Password
 from connect_worker.api.errors import ConfigError
-from connect_worker.api.java_regex import JavaRegexError
-from connectors.postgres.config.entries import compile_java_regex, split_list
+from connect_worker.api.java_regex import JavaRegexError, java_regex
+from connectors.postgres.config.entries import split_list
 from connectors.postgres.config.modes import ENUM_VALUES, SNAPSHOT_MODE_ALIASES
 from connectors.relational.filters import split_regex_list
 
@@ -103,7 +103,7 @@ def check_value(name: str, value: Any) -> list[str]:
         items = value if isinstance(value, list | tuple) else split_regex_list(str(value))
         for rx in items:
             try:
-                compile_java_regex(rx)
+                java_regex(rx, case_insensitive=True)  # Debezium matches its lists case-insensitively
             except (re.error, JavaRegexError) as e:
                 problems.append(f"A comma-separated list of valid regular expressions is expected, but {e}")
                 break

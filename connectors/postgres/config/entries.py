@@ -21,11 +21,6 @@ _KEY_COLUMNS = re.compile(r"^\s*([^:]+):([^:,]+(,[^:,]+)*)\s*$")
 _KEY_COLUMNS_JAVA = r"^\s*([^:]+):([^:,]+(,[^:,]+)*)\s*$"
 
 
-def compile_java_regex(pattern: str, flags: int = re.IGNORECASE) -> re.Pattern[str]:
-    """Compile a Java regular expression (Debezium matches its lists case-insensitively)."""
-    return java_regex(pattern, case_insensitive=bool(flags & re.IGNORECASE))
-
-
 def split_list(value: str) -> list[str]:
     """Kafka's LIST splitting: commas, surrounding blanks trimmed, empty string = empty list."""
     return [] if value.strip() == "" else [p.strip() for p in value.split(",")]
@@ -40,7 +35,7 @@ class ReplicaIdentityRule:
     index_name: str | None = None
 
     def matches(self, table: str) -> bool:
-        return compile_java_regex(self.table_pattern).fullmatch(table) is not None
+        return java_regex(self.table_pattern, case_insensitive=True).fullmatch(table) is not None
 
     @property
     def sql(self) -> str:

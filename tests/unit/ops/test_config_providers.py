@@ -100,6 +100,13 @@ def test_allowed_paths_and_allowlist(secrets: Path) -> None:
     assert result.errors["c"] == ["Could not resolve ${env:NOPE}: no value for NOPE"]
 
 
+def test_the_allowlist_is_a_java_regex(secrets: Path) -> None:
+    """allowlist.pattern is compiled as java.util.regex.Pattern (a class intersection Python's re has not)."""
+    t = transformer({"OK_1": "yes", "OK_Q": "no"}, **{"config.providers.env.param.allowlist.pattern": "OK_[\\w&&[^Q]]"})
+    result = t.transform({"a": "${env:OK_1}", "b": "${env:OK_Q}"})
+    assert result.data["a"] == "yes" and "b" in result.errors
+
+
 def test_provider_configuration_errors() -> None:
     with pytest.raises(ConfigError, match=r"config\.providers\.x\.class"):
         ConfigTransformer.from_worker_properties({"config.providers": "x"})

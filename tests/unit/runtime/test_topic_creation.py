@@ -41,3 +41,27 @@ def test_groups_match_in_declared_order_with_default_last() -> None:
 def test_invalid_partitions_rejected() -> None:
     with pytest.raises(ConfigError):
         parse_groups({"topic.creation.default.replication.factor": "1", "topic.creation.default.partitions": "0"})
+
+
+def test_group_patterns_are_java_regexes() -> None:
+    """include/exclude are java.util.regex patterns (one dialect with the transforms and the connectors): a
+    Unicode property and a class intersection, which Python's re would refuse, work."""
+    groups = parse_groups(
+        {
+            "topic.creation.groups": "upper",
+            "topic.creation.default.replication.factor": "1",
+            "topic.creation.default.partitions": "1",
+            "topic.creation.upper.include": "\\p{Lu}[a-z&&[^q]]+",
+        }
+    )
+    assert groups is not None
+    assert groups[0].matches("Orders") and not groups[0].matches("orders") and not groups[0].matches("Quq")
+    with pytest.raises(ConfigError, match="topic creation"):
+        parse_groups(
+            {
+                "topic.creation.groups": "bad",
+                "topic.creation.default.replication.factor": "1",
+                "topic.creation.default.partitions": "1",
+                "topic.creation.bad.include": "(a",
+            }
+        )
