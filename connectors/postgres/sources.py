@@ -8,7 +8,6 @@ source (streaming.py over replication.py). offsets_flushed() confirms to the slo
 
 from __future__ import annotations
 
-import base64
 import contextlib
 import logging
 import time
@@ -33,6 +32,7 @@ from connectors.postgres.snapshotter import check_stored_position, snapshotter_f
 from connectors.postgres.source_info import SourceInfo
 from connectors.postgres.streamed_transactions import StreamedTransactions
 from connectors.postgres.streaming import StreamingChangeSource, StreamingSettings
+from connectors.postgres.value_converters.binary import binary_encoder
 from connectors.relational.filters import MessagePrefixFilter, exclusive_lists
 from connectors.relational.metrics import StreamingMetrics
 from connectors.relational.pipeline import Pipeline
@@ -57,17 +57,6 @@ def flushed_commit_position(
         if isinstance(lsn, int) and offset.get("snapshot") is None:
             best = max(best, lsn)
     return best
-
-
-def binary_content(mode: str) -> Any:
-    """How logical decoding messages' content is written under binary.handling.mode."""
-    if mode == "base64":
-        return lambda b: base64.b64encode(b).decode()
-    if mode == "base64-url-safe":
-        return lambda b: base64.urlsafe_b64encode(b).decode()
-    if mode == "hex":
-        return lambda b: b.hex()
-    return lambda b: b
 
 
 class PostgresSources:
@@ -349,7 +338,7 @@ class PostgresSources:
                 skipped_operations=config.skipped_operations,
                 message_filter=self._messages.includes if self._logical_messages else _no_message,
                 message_topic=pipeline.naming.message_topic(),
-                binary_message_content=binary_content(config.binary_handling_mode.value),
+                binary_message_content=binary_encoder(config.binary_handling_mode.value),
                 skip_messages_without_change=config.skip_messages_without_change,
                 estimate_sizes=config.max_queue_size_in_bytes > 0,
                 failure_handling_mode=config.event_processing_failure_handling_mode.value,

@@ -43,6 +43,7 @@ __all__ = [
     "RegexList",
     "TableFilter",
     "filter_problems",
+    "regex_list_setting",
     "split_regex_list",
 ]
 
@@ -130,19 +131,25 @@ class RegexList:
 # =====================================================================================================
 # Filters
 # =====================================================================================================
-def _get(props: Mapping[str, str], key: str) -> str | None:
+def _get(props: Mapping[str, str | None], key: str) -> str | None:
     value = props.get(key)
     return None if is_blank(value) else value
 
 
-def _regex_list(props: Mapping[str, str], key: str) -> RegexList | None:
+def regex_list_setting(props: Mapping[str, str | None], key: str) -> tuple[str, ...]:
+    """A properties value split as a regex list (what a typed config holds), () when blank or unset;
+    ConfigError naming the key when it cannot be split."""
     value = _get(props, key)
     if value is None:
-        return None
+        return ()
     try:
-        return RegexList(value)
+        return tuple(split_regex_list(value))
     except JavaRegexError as e:
         raise ConfigError(f"Invalid value {value} for configuration {key}: {e}", name=key) from e
+
+
+def _lists_of(props: Mapping[str, str], include: str, exclude: str) -> tuple[RegexList | None, RegexList | None]:
+    return exclusive_lists(include, regex_list_setting(props, include), exclude, regex_list_setting(props, exclude))
 
 
 def filter_problems(props: Mapping[str, str]) -> dict[str, list[str]]:
@@ -168,13 +175,6 @@ def filter_problems(props: Mapping[str, str]) -> dict[str, list[str]]:
                 f'"{include}" is already specified; {what.lower()} include and exclude lists are mutually exclusive'
             )
     return problems
-
-
-def _raise_exclusive(props: Mapping[str, str], include: str, exclude: str) -> None:
-    if _get(props, include) is not None and _get(props, exclude) is not None:
-        raise ConfigError(
-            f'"{include}" is already specified; "{include}" and "{exclude}" are mutually exclusive', name=exclude
-        )
 
 
 def exclusive_lists(
@@ -241,13 +241,13 @@ class TableFilter:
         system_schemas: Collection[str] = (),
         is_system: Callable[[TableId], bool] | None = None,
     ) -> TableFilter:
-        _raise_exclusive(props, SCHEMA_INCLUDE_LIST, SCHEMA_EXCLUDE_LIST)
-        _raise_exclusive(props, TABLE_INCLUDE_LIST, TABLE_EXCLUDE_LIST)
+        schema_include, schema_exclude = _lists_of(props, SCHEMA_INCLUDE_LIST, SCHEMA_EXCLUDE_LIST)
+        table_include, table_exclude = _lists_of(props, TABLE_INCLUDE_LIST, TABLE_EXCLUDE_LIST)
         return cls(
-            schema_include=_regex_list(props, SCHEMA_INCLUDE_LIST),
-            schema_exclude=_regex_list(props, SCHEMA_EXCLUDE_LIST),
-            table_include=_regex_list(props, TABLE_INCLUDE_LIST),
-            table_exclude=_regex_list(props, TABLE_EXCLUDE_LIST),
+            schema_include=schema_include,
+            schema_exclude=schema_exclude,
+            table_include=table_include,
+            table_exclude=table_exclude,
             system_schemas=system_schemas,
             is_system=is_system,
             ignore_builtin=_as_bool(props.get(TABLE_IGNORE_BUILTIN), True),
@@ -311,8 +311,8 @@ class ColumnFilter:
 
     @classmethod
     def from_config(cls, props: Mapping[str, str]) -> ColumnFilter:
-        _raise_exclusive(props, COLUMN_INCLUDE_LIST, COLUMN_EXCLUDE_LIST)
-        return cls(include=_regex_list(props, COLUMN_INCLUDE_LIST), exclude=_regex_list(props, COLUMN_EXCLUDE_LIST))
+        include, exclude = _lists_of(props, COLUMN_INCLUDE_LIST, COLUMN_EXCLUDE_LIST)
+        return cls(include=include, exclude=exclude)
 
     @property
     def is_noop(self) -> bool:
@@ -351,11 +351,8 @@ class MessagePrefixFilter:
 
     @classmethod
     def from_config(cls, props: Mapping[str, str]) -> MessagePrefixFilter:
-        _raise_exclusive(props, MESSAGE_PREFIX_INCLUDE_LIST, MESSAGE_PREFIX_EXCLUDE_LIST)
-        return cls(
-            include=_regex_list(props, MESSAGE_PREFIX_INCLUDE_LIST),
-            exclude=_regex_list(props, MESSAGE_PREFIX_EXCLUDE_LIST),
-        )
+        include, exclude = _lists_of(props, MESSAGE_PREFIX_INCLUDE_LIST, MESSAGE_PREFIX_EXCLUDE_LIST)
+        return cls(include=include, exclude=exclude)
 
     def includes(self, prefix: str) -> bool:
         hit = self._cache.get(prefix)

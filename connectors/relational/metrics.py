@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable
+from typing import Any, ClassVar
 
 from connect_worker.api.metrics import MetricsGroup
 
@@ -28,17 +29,19 @@ _OPS = {"c": "Create", "r": "Create", "u": "Update", "d": "Delete"}
 
 
 class _CommonMetrics:
+    #: Debezium's MBean context (snapshot, streaming)
+    context: ClassVar[str]
+
     def __init__(
         self,
         task_group: MetricsGroup,
         plugin: str,
-        context: str,
         server: str,
         *,
         queue_capacity: int | None = None,
         queue_remaining: Callable[[], int] | None = None,
     ) -> None:
-        self.group = task_group.group(f"debezium_{plugin}_connector_metrics", context=context, server=server)
+        self.group = task_group.group(f"debezium_{plugin}_connector_metrics", context=self.context, server=server)
         g = self.group
         self._last_event: float | None = None
         self.seen = g.counter("TotalNumberOfEventsSeen", "Events seen since the connector started or was reset.")
@@ -70,23 +73,10 @@ class _CommonMetrics:
 class SnapshotMetrics(_CommonMetrics):
     """context=snapshot: running/completed/aborted, table counts, rows scanned per table, duration."""
 
-    def __init__(
-        self,
-        task_group: MetricsGroup,
-        plugin: str,
-        server: str,
-        *,
-        queue_capacity: int | None = None,
-        queue_remaining: Callable[[], int] | None = None,
-    ) -> None:
-        super().__init__(
-            task_group,
-            plugin,
-            "snapshot",
-            server,
-            queue_capacity=queue_capacity,
-            queue_remaining=queue_remaining,
-        )
+    context = "snapshot"
+
+    def __init__(self, task_group: MetricsGroup, plugin: str, server: str, **queue: Any) -> None:
+        super().__init__(task_group, plugin, server, **queue)
         g = self.group
         self.running = g.gauge("SnapshotRunning", "1 while the snapshot runs.")
         self.completed_flag = g.gauge("SnapshotCompleted", "1 once the snapshot completed.")
@@ -137,23 +127,10 @@ class SnapshotMetrics(_CommonMetrics):
 class StreamingMetrics(_CommonMetrics):
     """context=streaming: connection state, lag behind the source, transactions, events by operation."""
 
-    def __init__(
-        self,
-        task_group: MetricsGroup,
-        plugin: str,
-        server: str,
-        *,
-        queue_capacity: int | None = None,
-        queue_remaining: Callable[[], int] | None = None,
-    ) -> None:
-        super().__init__(
-            task_group,
-            plugin,
-            "streaming",
-            server,
-            queue_capacity=queue_capacity,
-            queue_remaining=queue_remaining,
-        )
+    context = "streaming"
+
+    def __init__(self, task_group: MetricsGroup, plugin: str, server: str, **queue: Any) -> None:
+        super().__init__(task_group, plugin, server, **queue)
         g = self.group
         self.connected_flag = g.gauge("Connected", "1 while connected to the database's replication stream.")
         self.behind = g.gauge(

@@ -18,10 +18,9 @@ from typing import Any, Final
 from connect_worker.api import ConfigDef, ConfigKey, ConfigType, ConfigValue, Importance
 from connect_worker.api.config import Password, at_least, between, one_of
 from connect_worker.api.errors import ConfigError
-from connect_worker.api.java_regex import JavaRegexError
 from connectors.relational.column_mappers import ColumnRule
 from connectors.relational.column_mappers import column_rules as checked_column_rules
-from connectors.relational.filters import split_regex_list
+from connectors.relational.filters import regex_list_setting
 
 log = logging.getLogger(__name__)
 
@@ -229,10 +228,10 @@ class VitessConnectorConfig:
             table_topic_naming=p["topic.naming.strategy"] == TABLE_TOPIC_STRATEGY,
             errors_max_retries=p["errors.max.retries"],
             retriable_restart_wait_ms=p["retriable.restart.connector.wait.ms"],
-            table_include_list=_regexes(p, "table.include.list"),
-            table_exclude_list=_regexes(p, "table.exclude.list"),
-            column_include_list=_regexes(p, "column.include.list"),
-            column_exclude_list=_regexes(p, "column.exclude.list"),
+            table_include_list=regex_list_setting(p, "table.include.list"),
+            table_exclude_list=regex_list_setting(p, "table.exclude.list"),
+            column_include_list=regex_list_setting(p, "column.include.list"),
+            column_exclude_list=regex_list_setting(p, "column.exclude.list"),
             message_key_columns=p["message.key.columns"],
             column_rules=checked_column_rules(props),
             topic_delimiter=p["topic.delimiter"],
@@ -242,14 +241,6 @@ class VitessConnectorConfig:
             schema_name_adjustment_mode=p["schema.name.adjustment.mode"],
             field_name_adjustment_mode=p["field.name.adjustment.mode"],
         )
-
-
-def _regexes(p: Mapping[str, Any], key: str) -> tuple[str, ...]:
-    value = p[key]
-    try:
-        return tuple(split_regex_list(value)) if value else ()
-    except JavaRegexError as e:
-        raise ConfigError(f"Invalid value {value} for configuration {key}: {e}", name=key) from e
 
 
 def parse_grpc_headers(text: str | None) -> tuple[tuple[str, str], ...]:
