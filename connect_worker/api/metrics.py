@@ -177,6 +177,10 @@ class MetricsGroup:
         assert isinstance(m, Gauge)
         return m
 
+    def discard(self, metric: Metric) -> None:
+        """Stop exposing this series (a label whose value changed)."""
+        self._metrics.pop((metric.name, tuple(sorted(metric.labels.items()))), None)
+
     def metrics(self) -> list[Metric]:
         return list(self._metrics.values())
 

@@ -39,10 +39,11 @@ class StoredPosition:
         if not offset:
             return None
         snap = offset.get("snapshot")
+        # an initial or blocking snapshot in progress (an incremental one is a streaming position)
         in_snapshot = (
             snap is not None
-            and str(snap).lower() not in ("false", "")
-            and not bool(offset.get("snapshot_completed", False))
+            and str(snap).lower() not in ("false", "", "incremental")
+            and offset.get("snapshot_completed") not in (True, "true")
         )
         lsn = _int(offset.get("lsn"))
         lsn_proc = _int(offset.get("lsn_proc"))

@@ -90,6 +90,7 @@ class SnapshotSourceTemplate:
 
 
 _of = Struct.of
+_LSN_INDEX: Final = [f.name for f in SOURCE_SCHEMA.fields].index("lsn")
 
 
 class SourceInfo:
@@ -117,6 +118,24 @@ class SourceInfo:
     def snapshot_template(self, *, schema: str, table: str, tx_id: int, lsn: int) -> SnapshotSourceTemplate:
         """What `struct` gives for a snapshot row of this table, made once per table."""
         return SnapshotSourceTemplate(self._name, self._db, schema, table, tx_id, lsn)
+
+    def incremental_struct(
+        self, *, ts_us: int, schema: str, table: str, lsn: int | None, last_commit_lsn: int | None
+    ) -> Struct:
+        """An incremental snapshot row's block: read time, `snapshot=incremental`, the stream's position only in
+        `sequence` (Debezium's PostgresSourceInfoStructMaker leaves txId, lsn and xmin out of these)."""
+        block = self.struct(
+            ts_us=ts_us,
+            schema=schema,
+            table=table,
+            tx_id=None,
+            lsn=lsn,
+            last_commit_lsn=last_commit_lsn,
+            snapshot="incremental",
+        )
+        values = list(block.values)
+        values[_LSN_INDEX] = None
+        return Struct.of(SOURCE_SCHEMA, values)
 
     def struct(
         self,

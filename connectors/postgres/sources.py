@@ -8,6 +8,7 @@ source (streaming.py over replication.py). offsets_flushed() confirms to the slo
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 import time
@@ -19,6 +20,7 @@ import psycopg
 from connect_worker.api import RetriableError
 from connectors.postgres import catalog
 from connectors.postgres.config import LogicalDecoder, LsnFlushMode, PostgresConnectorConfig, conninfo
+from connectors.postgres.incremental_chunks import PostgresChunkSource
 from connectors.postgres.lsn import Lsn
 from connectors.postgres.messages import message_record
 from connectors.postgres.offsets import StoredPosition
@@ -37,6 +39,7 @@ from connectors.relational.filters import MessagePrefixFilter, exclusive_lists
 from connectors.relational.metrics import StreamingMetrics
 from connectors.relational.pipeline import Pipeline
 from connectors.relational.schema_builder import TableSchema
+from connectors.relational.signaling import Signaling
 from connectors.relational.table import TableId
 
 log = logging.getLogger(__name__)
@@ -98,6 +101,41 @@ class PostgresSources:
         self._initial_offset: dict[str, Any] | None = None  # what heartbeats carry until the first event
         self._resume: StoredPosition | None = None  # where a retry after a failure resumes
         self._missing_tables: set[TableId] = set()  # decoderbufs: tables the catalog did not have
+        self._signaling = self._new_signaling(stored_offset)
+        self._channels: asyncio.Task[None] | None = None  # polls the signal channels other than the table
+        self._snapshotted = False  # a snapshot completed in this run (what incremental offsets say)
+
+    def _new_signaling(self, stored_offset: Mapping[str, Any] | None) -> Signaling | None:
+        """Signals, incremental snapshots and notifications, when any is configured."""
+        settings = self._config.signaling
+        if (
+            settings.signal_table is None
+            and set(settings.channels) <= {"source"}
+            and not settings.notification_channels
+        ):
+            return None
+        pipeline = self._pipeline
+        return Signaling(
+            settings,
+            connector_name=self._config.topic_prefix,
+            queue=pipeline.queue,
+            partition=pipeline.partition,
+            stored_offset=stored_offset,
+            chunk_source=PostgresChunkSource(pipeline, self._sql_connection),
+            metrics=pipeline.snapshot_metrics(),
+        )
+
+    @property
+    def signaling(self) -> Signaling | None:
+        return self._signaling
+
+    def _snapshot_flags(self) -> tuple[bool, bool]:
+        """`last_snapshot_record` and `snapshot_completed` of incremental READ records' offsets: what Debezium's
+        offset context holds - set by a snapshot of this run, else loaded from the stored offset."""
+        if self._snapshotted:
+            return True, True
+        raw = self._stored_offset or {}
+        return raw.get("last_snapshot_record") in (True, "true"), raw.get("snapshot_completed") in (True, "true")
 
     # -- the coordinator's contract ---------------------------------------------------------------------
     async def checked_position(self) -> StoredPosition | None:
@@ -155,6 +193,7 @@ class PostgresSources:
         self._initial_offset = {"lsn": result.lsn, "txId": result.tx_id, "ts_usec": time.time_ns() // 1000}
         # a retriable failure from here on resumes streaming at the snapshot's position: no new snapshot
         self._resume = result.position
+        self._snapshotted = True
         return result.position
 
     def resume_position(self) -> StoredPosition | None:
@@ -189,6 +228,13 @@ class PostgresSources:
             log.debug("confirmed LSN %s to slot %s", Lsn(best), self._config.slot_name)
 
     async def close(self) -> None:
+        if self._channels is not None:
+            self._channels.cancel()
+            with contextlib.suppress(BaseException):
+                await self._channels
+            self._channels = None
+        if self._signaling is not None:
+            await self._signaling.close()
         await self._close_stream()
         if self._config.slot_drop_on_stop and self._sql is not None:
             with contextlib.suppress(Exception):
@@ -278,6 +324,22 @@ class PostgresSources:
             else:
                 known[table_id] = table
 
+    async def _start_signaling(self, resumed: bool) -> asyncio.Lock:
+        """Streaming starts: open the signal channels, go on with an incremental snapshot the offsets carry. The
+        lock the stream holds while it handles a batch."""
+        signaling = self._signaling
+        if signaling is None:
+            return asyncio.Lock()
+        signaling.open_channels()
+        if self._channels is None or self._channels.done():
+            self._channels = asyncio.get_running_loop().create_task(
+                signaling.run_channels(), name=f"signals:{self._config.topic_prefix}"
+            )
+        if signaling.incremental is not None:
+            async with signaling.lock:
+                await signaling.incremental.start(resumed=resumed)
+        return signaling.lock
+
     async def _heartbeat_action(self) -> None:
         """heartbeat.action.query after each heartbeat: a server shutting down ends the stream, a server in
         recovery is a retriable failure, other failures are logged."""
@@ -348,7 +410,10 @@ class PostgresSources:
             stored=stored,
             initial_offset=self._initial_offset,
             heartbeat=self._heartbeat if self._heartbeat.enabled else None,
+            signaling=self._signaling,
+            snapshot_flags=self._snapshot_flags(),
         )
+        lock = await self._start_signaling(resumed)
         adapter = None
         if config.plugin_name is LogicalDecoder.DECODERBUFS:
             from connectors.postgres.decoderbufs_adapter import DecoderbufsAdapter  # protobuf: only when used
@@ -367,16 +432,17 @@ class PostgresSources:
                 if batch and adapter is not None:
                     await self._load_new_tables(adapter.table_ids(batch))
                     batch = adapter.adapt(batch)
-                if batch:
-                    if streamed is None:
-                        await source.handle_batch(batch)
+                async with lock:  # signals from other channels run between batches
+                    if batch:
+                        if streamed is None:
+                            await source.handle_batch(batch)
+                        else:
+                            for chunk in streamed.feed(batch):
+                                await source.handle_batch(chunk)
+                        self._resume = StoredPosition.from_offset(source.last_offset)
+                        reported.update(metrics, source)
                     else:
-                        for chunk in streamed.feed(batch):
-                            await source.handle_batch(chunk)
-                    self._resume = StoredPosition.from_offset(source.last_offset)
-                    reported.update(metrics, source)
-                else:
-                    await source.idle(int(stream.server_wal_end))
+                        await source.idle(int(stream.server_wal_end))
         except psycopg.OperationalError as e:
             raise RetriableError(f"lost the replication connection: {e}") from e
         finally:

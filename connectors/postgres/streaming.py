@@ -22,7 +22,7 @@ import collections
 import dataclasses
 import logging
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, Final
 
 from connect_worker.api import SourceRecord, Struct
@@ -35,8 +35,11 @@ from connectors.postgres.protocol.copy_both import PG_EPOCH_OFFSET_US
 from connectors.postgres.source_info import SourceInfo, SourceTemplate
 from connectors.relational.emitter import RecordFactory
 from connectors.relational.heartbeat import Heartbeat
+from connectors.relational.incremental_snapshot import PreparedTable, WindowRow
 from connectors.relational.queue import ChangeEventQueue
 from connectors.relational.schema_builder import RowFn, TableSchema
+from connectors.relational.signaling import Signaling
+from connectors.relational.signals import signal_from_row
 from connectors.relational.table import TableId
 from connectors.relational.transactions import TransactionMonitor
 
@@ -59,6 +62,8 @@ class _RelationState:
     # the source block of this table's events in the current transaction (made again when `_gen` moves)
     source: SourceTemplate | None = None
     source_gen: int = -1
+    # a signal table: its inserts (and deletes, with insert_delete watermarks) are signals
+    signal: bool = False
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -97,6 +102,8 @@ class StreamingChangeSource:
         stored: StoredPosition | None,
         heartbeat: Heartbeat | None = None,
         initial_offset: Mapping[str, Any] | None = None,
+        signaling: Signaling | None = None,
+        snapshot_flags: tuple[bool, bool] = (False, False),
     ) -> None:
         """`initial_offset`: what a heartbeat carries before the first event (after a snapshot: Debezium's
         `{"lsn","txId","ts_usec"}` of the snapshot); by default the stored offset, if any."""
@@ -136,6 +143,21 @@ class StreamingChangeSource:
         self.events_failed = 0  # changes skipped by event.processing.failure.handling.mode warn/skip
         self.commits = 0
         self.ops = {"c": 0, "u": 0, "d": 0}  # per-operation counts, read by the task's metrics
+        # signals and incremental snapshots (None: no signal table, no channel)
+        self._signaling = signaling
+        self._incremental = signaling.incremental if signaling is not None else None
+        self._inc_context = signaling.context if signaling is not None else None
+        # a signal row being processed: its offset (what the window's records carry) and LSN
+        self._signal_offset: dict[str, Any] | None = None
+        self._signal_lsn: int | None = None
+        # the offsets of incremental READ records: `last_snapshot_record`, `snapshot_completed`
+        self._snapshot_flags = snapshot_flags
+        if signaling is not None:
+            signaling.offset_from(lambda: self.last_offset)
+            if self._incremental is not None:
+                self._incremental.emitter = self
+            if self.last_offset is not None:
+                self.last_offset = self._with_incremental(dict(self.last_offset))
 
     @property
     def commit_time_ms(self) -> int:
@@ -153,7 +175,8 @@ class StreamingChangeSource:
             # the hot path: a row change becomes records without a coroutine; only a full queue is awaited
             at = int(lsn)
             try:
-                self._row(at, msg)
+                if self._row(at, msg):  # a signal-table row: the signal first, then its own event
+                    await self._signal_row(at, msg)
             except Exception as e:  # noqa: BLE001 - event.processing.failure.handling.mode decides
                 self._failed(at, kind, e)
             if self._overflow:
@@ -206,12 +229,14 @@ class StreamingChangeSource:
         record is in Kafka; only then is the position confirmed to the slot. Events keep their own positions."""
         if self._settings.advance_when_idle and self._xid is None and server_wal_end > self._position():
             last = self.last_offset or {}
-            self.last_offset = streaming_offset(
-                lsn=server_wal_end,
-                lsn_commit=server_wal_end,
-                tx_id=last.get("txId"),
-                ts_usec=self._commit_us,
-                message_type="COMMIT",
+            self.last_offset = self._with_incremental(
+                streaming_offset(
+                    lsn=server_wal_end,
+                    lsn_commit=server_wal_end,
+                    tx_id=last.get("txId"),
+                    ts_usec=self._commit_us,
+                    message_type="COMMIT",
+                )
             )
         await self.maybe_heartbeat()
 
@@ -249,6 +274,16 @@ class StreamingChangeSource:
         offset["lsn"] = lsn
         if transaction_keys and self._tx is not None and self._xid is not None:
             offset.update(self._tx.offset_keys(self._xid))
+        if self._inc_context is not None:
+            return self._with_incremental(offset)
+        return offset
+
+    def _with_incremental(self, offset: dict[str, Any]) -> dict[str, Any]:
+        """While an incremental snapshot runs, offsets carry its progress (incremental_context.py)."""
+        context = self._inc_context
+        keys = context.offset_keys() if context is not None else None
+        if keys is not None:
+            offset.update(keys)
         return offset
 
     def _emit(self, record: SourceRecord, size: int = 0) -> None:
@@ -290,8 +325,15 @@ class StreamingChangeSource:
             self._relations[msg.relation_id] = _RelationState(table_id, None, "", None, None, names)
             return
         key_fn, value_fn = schema.row_converter(names)
+        signaling = self._signaling
         self._relations[msg.relation_id] = _RelationState(
-            table_id, schema, self._topic_for(table_id), key_fn, value_fn, names
+            table_id,
+            schema,
+            self._topic_for(table_id),
+            key_fn,
+            value_fn,
+            names,
+            signal=signaling is not None and signaling.is_signal_table(table_id),
         )
 
     def _source_struct(self, rel: _RelationState, lsn: int) -> Struct:
@@ -307,9 +349,11 @@ class StreamingChangeSource:
             rel.source_gen = self._gen
         return template.at(lsn)
 
-    def _row(self, lsn: int, msg: Any) -> None:
-        self.events_seen += 1
-        self._lsn_proc = lsn
+    def _row(self, lsn: int, msg: Any, signal_done: bool = False) -> bool:
+        """Emit a row change's records; True (nothing emitted yet) for a signal-table row."""
+        if not signal_done:
+            self.events_seen += 1
+            self._lsn_proc = lsn
         rel = self._relations.get(msg.relation_id)
         if rel is None:
             raise RuntimeError(f"change for relation {msg.relation_id} arrived before its Relation message")
@@ -318,12 +362,14 @@ class StreamingChangeSource:
             self._stored is not None and self._settings.skip_replayed and self._stored.already_emitted(self._xid, lsn)
         ):
             self.events_filtered += 1
-            return
+            return False
+        if rel.signal and not signal_done:
+            return True  # handle_batch processes the signal, then comes back here
         kind = msg.__class__
         op = "c" if kind is pg.Insert else "u" if kind is pg.Update else "d"
         if op in self._settings.skipped_operations:
             self.events_filtered += 1
-            return
+            return False
         self.ops[op] += 1
         value_fn = rel.value_fn
         key_fn = rel.key_fn
@@ -337,7 +383,10 @@ class StreamingChangeSource:
             key = key_of(after) if key_of is not None else key_fn(new) if key_fn else None
             tx, offset, source = self._event(rel, lsn, "INSERT")
             self._emit(records.read_or_create(schema, rel.topic, "c", key, after, source, tx, offset), size)
-            return
+            inc = self._incremental
+            if inc is not None and inc.dedup_table is not None and inc.dedup_table == rel.table_id:
+                inc.deduplicate(key)
+            return False
         if op == "u":
             new = msg.new
             old_tuple = msg.old if msg.old is not None else msg.key
@@ -355,7 +404,7 @@ class StreamingChangeSource:
             if self._settings.skip_messages_without_change and after == before:
                 # skip.messages.without.change: no included column changed (needs REPLICA IDENTITY FULL)
                 self.events_filtered += 1
-                return
+                return False
             tx, offset, source = self._event(rel, lsn, "UPDATE")
             key_of = schema.key_from_value
             key = key_of(after) if key_of is not None else key_fn(new) if key_fn else None
@@ -379,7 +428,11 @@ class StreamingChangeSource:
                 create_offset=create_offset,
             ):
                 self._emit(r, size)
-            return
+            inc = self._incremental
+            if inc is not None and inc.dedup_table is not None and inc.dedup_table == rel.table_id:
+                inc.deduplicate(old_key)
+                inc.deduplicate(key)
+            return False
         old_tuple = msg.old if msg.old is not None else msg.key
         before = value_fn(old_tuple)
         old_key = key_fn(old_tuple) if key_fn else None
@@ -389,6 +442,67 @@ class StreamingChangeSource:
         tx, offset, source = self._event(rel, lsn, "DELETE")
         for r in records.delete(schema, rel.topic, old_key, before, source, tx, offset):
             self._emit(r, size)
+        inc = self._incremental
+        if inc is not None and inc.dedup_table is not None and inc.dedup_table == rel.table_id:
+            inc.deduplicate(old_key)
+        return False
+
+    async def _signal_row(self, lsn: int, msg: Any) -> None:
+        """A signal-table row: its signal is processed before its own event is emitted (as Debezium's
+        dispatcher does), so that event's offset holds what the signal changed; records the signal makes (an
+        incremental snapshot's window) carry the row's position."""
+        signaling = self._signaling
+        rel = self._relations[msg.relation_id]
+        assert signaling is not None and rel.value_fn is not None
+        kind = msg.__class__
+        signal = None
+        if kind is pg.Insert:
+            signal = signal_from_row(rel.value_fn(msg.new).values)
+            message_type = "INSERT"
+        elif kind is pg.Delete and signaling.settings.watermarking.value == "insert_delete":
+            old = msg.old if msg.old is not None else msg.key
+            signal = signal_from_row(rel.value_fn(old).values, deleted=True)
+            message_type = "DELETE"
+        if signal is not None:
+            self._signal_offset = self._offset(lsn, message_type)
+            self._signal_lsn = lsn
+            try:
+                await signaling.source_signal(signal)
+            finally:
+                self._signal_offset = self._signal_lsn = None
+        self._row(lsn, msg, signal_done=True)
+        if self._overflow:
+            await self._wait_for_room()
+
+    async def emit_window(self, table: PreparedTable, rows: Sequence[WindowRow]) -> None:
+        """An incremental snapshot's window as READ records at the stream's position (Debezium's
+        sendWindowEvents): the source block has the read time and `snapshot=incremental` but no txId, lsn or
+        xmin; the offset is the stream's with `snapshot=INCREMENTAL` and, per record, its own key."""
+        context = self._inc_context
+        assert context is not None
+        base = self._signal_offset if self._signal_offset is not None else dict(self.last_offset or {})
+        lsn = self._signal_lsn if self._signal_lsn is not None else base.get("lsn")
+        last_record, completed = self._snapshot_flags
+        schema: TableSchema = table.schema  # type: ignore[attr-defined]
+        topic = self._topic_for(table.id)
+        records = self._records
+        for row in rows:
+            context.sent(row.chunk_key)
+            now_us = time.time_ns() // 1000
+            offset = dict(base)
+            offset["ts_usec"] = now_us
+            offset["snapshot"] = "INCREMENTAL"
+            offset["last_snapshot_record"] = last_record
+            offset["snapshot_completed"] = completed
+            self._with_incremental(offset)
+            source = self._source.incremental_struct(
+                ts_us=now_us,
+                schema=table.id.schema,
+                table=table.id.table,
+                lsn=lsn,
+                last_commit_lsn=self.last_commit_lsn,
+            )
+            await self._put(records.read_or_create(schema, topic, "r", row.key, row.value, source, None, offset))
 
     @staticmethod
     def _size_of(msg: Any) -> int:
@@ -459,7 +573,9 @@ class StreamingChangeSource:
 
     def _message_offset(self, lsn: int) -> dict[str, Any]:
         """The offset of a non-transactional message: a commit position of its own, without txId."""
-        return streaming_offset(lsn=lsn, lsn_commit=lsn, tx_id=None, ts_usec=self._commit_us, message_type="MESSAGE")
+        return self._with_incremental(
+            streaming_offset(lsn=lsn, lsn_commit=lsn, tx_id=None, ts_usec=self._commit_us, message_type="MESSAGE")
+        )
 
 
 def _java_map(offset: Mapping[str, Any]) -> str:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from connectors.relational.column_mappers import ColumnRule
+from connectors.relational.signaling_config import SignalingConfig
 
 
 class CommonConnectorConfig(Protocol):
@@ -76,3 +77,6 @@ class CommonConnectorConfig(Protocol):
     def schema_name_adjustment_mode(self) -> str: ...
     @property
     def field_name_adjustment_mode(self) -> str: ...
+    # -- signals, incremental snapshots, notifications
+    @property
+    def signaling(self) -> SignalingConfig: ...

@@ -222,7 +222,10 @@ class TableFilter:
         system_schemas: Collection[str] = (),
         is_system: Callable[[TableId], bool] | None = None,
         ignore_builtin: bool = True,
+        also: Collection[TableId] = (),
     ) -> None:
+        """``also``: tables captured whatever the lists say (the signal tables, as in Debezium's
+        RelationalTableFilters)."""
         self.schema_include = schema_include
         self.schema_exclude = schema_exclude
         self.table_include = table_include
@@ -230,6 +233,7 @@ class TableFilter:
         self._system = frozenset(s.lower() for s in system_schemas)
         self._is_system = is_system
         self.ignore_builtin = ignore_builtin
+        self._also = frozenset(also)
         self._accepts: dict[TableId, bool] = {}
         self._eligible: dict[TableId, bool] = {}
 
@@ -277,7 +281,7 @@ class TableFilter:
         """True when changes of this table are captured."""
         hit = self._accepts.get(table_id)
         if hit is None:
-            hit = (
+            hit = table_id in self._also or (
                 self._schema_ok(table_id.schema)
                 and self._table_ok(table_id)
                 and not (self.ignore_builtin and self.is_system_table(table_id))

@@ -86,6 +86,13 @@ class SnapshotMetrics(_CommonMetrics):
         self._started: float | None = None
         self._ended: float | None = None
         g.gauge("SnapshotDurationInSeconds", "Seconds the snapshot took (so far).", fn=self._duration)
+        self.paused_flag = g.gauge("SnapshotPaused", "1 while an incremental snapshot is paused.")
+        self._paused_since: float | None = None
+        self._paused_total = 0.0
+        g.gauge(
+            "SnapshotPausedDurationInSeconds", "Seconds incremental snapshots were paused.", fn=self._paused_seconds
+        )
+        self._chunk_info: dict[str, Any] = {}
 
     def _duration(self) -> float:
         if self._started is None:
@@ -112,6 +119,36 @@ class SnapshotMetrics(_CommonMetrics):
         if rows is not None:
             self.rows_scanned(table, rows)
         self.remaining_tables.dec()
+
+    def _paused_seconds(self) -> float:
+        running = time.monotonic() - self._paused_since if self._paused_since is not None else 0.0
+        return self._paused_total + running
+
+    def paused(self, value: bool) -> None:
+        """An incremental snapshot was paused or resumed."""
+        self.paused_flag.set(value)
+        now = time.monotonic()
+        if value and self._paused_since is None:
+            self._paused_since = now
+        elif not value and self._paused_since is not None:
+            self._paused_total += now - self._paused_since
+            self._paused_since = None
+
+    def chunk(self, chunk_id: str | None, first: str | None, last: str | None, table_to: str | None) -> None:
+        """The incremental snapshot's current chunk (Debezium's ChunkId, ChunkFrom, ChunkTo and, from a table's
+        first chunk, TableFrom and TableTo): text attributes, exposed as a series labelled with the value."""
+        values: dict[str, str | None] = {"ChunkId": chunk_id, "ChunkFrom": first, "ChunkTo": last}
+        if table_to is not None or chunk_id is None:
+            values["TableFrom"] = first
+            values["TableTo"] = table_to
+        for name, value in values.items():
+            old = self._chunk_info.pop(name, None)
+            if old is not None:
+                self.group.discard(old)
+            if value is not None:
+                gauge = self.group.gauge(name, f"Incremental snapshot: {name} (as the label).", labels={"value": value})
+                gauge.set(1)
+                self._chunk_info[name] = gauge
 
     def completed(self) -> None:
         self._ended = time.monotonic()

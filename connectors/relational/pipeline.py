@@ -76,6 +76,7 @@ class Pipeline:
             table_exclude=table_exclude,
             system_schemas=flavor.system_schemas,
             ignore_builtin=config.table_ignore_builtin,
+            also=config.signaling.data_collections,
         )
         column_include, column_exclude = exclusive_lists(
             "column.include.list", config.column_include_list, "column.exclude.list", config.column_exclude_list

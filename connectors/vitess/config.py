@@ -21,6 +21,7 @@ from connect_worker.api.errors import ConfigError
 from connectors.relational.column_mappers import ColumnRule
 from connectors.relational.column_mappers import column_rules as checked_column_rules
 from connectors.relational.filters import regex_list_setting
+from connectors.relational.signaling_config import SignalingConfig
 
 log = logging.getLogger(__name__)
 
@@ -182,6 +183,8 @@ class VitessConnectorConfig:
     schema_include_list: tuple[str, ...] = ()
     schema_exclude_list: tuple[str, ...] = ()
     table_ignore_builtin: bool = True
+    #: signals and incremental snapshots are refused for Vitess (see _REFUSED_PREFIXES): none configured
+    signaling: SignalingConfig = dataclasses.field(default_factory=SignalingConfig)
 
     @classmethod
     def from_props(cls, props: Mapping[str, Any]) -> VitessConnectorConfig:

@@ -61,6 +61,7 @@ from connectors.postgres.config.validation import Outcome, check_props, validate
 from connectors.postgres.libpq import conninfo, describe_connection, libpq_quote, redact
 from connectors.relational.column_mappers import ColumnRule, parse_column_rules
 from connectors.relational.filters import split_regex_list
+from connectors.relational.signaling_config import SignalingConfig, signaling_config
 
 __all__ = [
     "POSTGRES_CONFIG_DEF",
@@ -205,6 +206,8 @@ class PostgresConnectorConfig:
     include_unknown_datatypes: bool
     skip_messages_without_change: bool
     converters: tuple[str, ...]
+    #: signals, incremental snapshots, notifications
+    signaling: SignalingConfig = dataclasses.field(default_factory=SignalingConfig)
     #: YugabyteDB's slot.lsn.type (SEQUENCE or HYBRID_TIME), used when the server is YugabyteDB.
     slot_lsn_type: str = "SEQUENCE"
     #: ``database.*`` keys nobody defines, prefix stripped, for the driver (see :func:`conninfo`).
@@ -338,6 +341,7 @@ class PostgresConnectorConfig:
             column_exclude_list=t("column.exclude.list"),
             table_ignore_builtin=p["table.ignore.builtin"],
             message_key_columns=s("message.key.columns"),
+            signaling=signaling_config(p, props, p["topic.prefix"]),
             column_rules=parse_column_rules(props)[0],  # problems: already errors above
             include_unknown_datatypes=p["include.unknown.datatypes"],
             skip_messages_without_change=p["skip.messages.without.change"],

@@ -1,0 +1,265 @@
+"""PostgreSQL's part of incremental snapshots (connectors/relational/incremental_snapshot.py): chunk queries
+and watermark writes.
+
+Chunks are read with ``COPY (SELECT …) TO STDOUT`` in text format, the initial snapshot's path, so their values
+convert exactly as the snapshot's do. Key values are bound as literals of the column's type (``'42'::int4``).
+
+The chunking key's values are kept as the Java objects Debezium's JDBC reads give (they are serialized into the
+offsets): ``int2``/``int4`` Integer, ``int8``/``oid`` Long, ``numeric`` BigDecimal (NaN and the infinities a
+Double), ``float4`` Float, ``float8`` Double, ``bool`` Boolean, ``uuid`` UUID, ``bytea`` byte[], and the text,
+time, timestamp, bit and money types String (Debezium reads those as text). Other key types (``date`` is a
+``java.sql.Date`` whose serialized form depends on the JVM's time zone, json, arrays, ...) are refused for
+incremental snapshots with a clear reason.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import decimal
+import uuid
+from collections.abc import Awaitable, Callable, Iterable, Sequence
+from typing import Any
+
+import psycopg
+from psycopg import sql
+
+from connect_worker.api.java_serialization import JavaFloat, JavaInteger, JavaLong, JavaShort, JavaValue
+from connect_worker.api.javacompat import to_float32
+from connectors.postgres import catalog
+from connectors.postgres.copy_out import copy_text_rows
+from connectors.relational.chunk_query import KeyColumn, chunk_condition
+from connectors.relational.incremental_context import DataCollection, Key
+from connectors.relational.incremental_snapshot import TableScanFailed, WindowRow
+from connectors.relational.pipeline import Pipeline
+from connectors.relational.schema_builder import RowFn, TableSchema
+from connectors.relational.table import Column, TableId
+
+_INTEGER = frozenset({"int2", "int4"})
+_LONG = frozenset({"int8", "oid"})
+_STRING = frozenset(
+    {
+        "text",
+        "varchar",
+        "bpchar",
+        "char",
+        "name",
+        "citext",
+        "time",
+        "timetz",
+        "timestamp",
+        "timestamptz",
+        "bit",
+        "varbit",
+        "money",
+    }
+)
+
+
+def java_key_value(column: Column, text: str | None) -> JavaValue:
+    """A key column's COPY text as the Java object Debezium's JDBC read gives."""
+    if text is None:
+        return None
+    name = column.type.resolved.name
+    if name in _INTEGER:
+        return JavaInteger(int(text))
+    if name in _LONG:
+        return JavaLong(int(text))
+    if name in _STRING or column.type.resolved.category == "E":
+        return text
+    if name == "numeric":
+        if text in ("NaN", "Infinity", "-Infinity"):
+            return float(text.replace("Infinity", "inf"))
+        return decimal.Decimal(text)
+    if name == "float8":
+        return float(text)
+    if name == "float4":
+        return JavaFloat(to_float32(float(text)))
+    if name == "bool":
+        return text == "t"
+    if name == "uuid":
+        return uuid.UUID(text)
+    if name == "bytea":
+        return bytes.fromhex(text[2:]) if text.startswith("\\x") else text.encode()
+    raise TableScanFailed(
+        "SQL_EXCEPTION",
+        f"Incremental snapshot key column '{column.name}' has type {column.type.name}, which Debezium keeps in its "
+        "offsets as a Java object this worker cannot serialize",
+    )
+
+
+def sql_text(value: JavaValue) -> str | None:
+    """A Java key value as the text PostgreSQL reads back (None: NULL)."""
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, JavaFloat):
+        value = value.value
+    if isinstance(value, float):
+        if value != value:
+            return "NaN"
+        if value in (float("inf"), float("-inf")):
+            return "Infinity" if value > 0 else "-Infinity"
+        return repr(value)
+    if isinstance(value, bytes):
+        return "\\x" + value.hex()
+    if isinstance(value, JavaInteger | JavaLong | JavaShort):
+        return str(value.value)
+    return str(value)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ChunkTable:
+    id: TableId
+    schema: TableSchema
+    names: tuple[str, ...]  # the columns read, in order
+    key_columns: tuple[Column, ...]  # the chunking key
+    key_positions: tuple[int, ...]
+    key_fn: RowFn | None
+    value_fn: RowFn
+    from_clause: sql.Composable
+
+
+class PostgresChunkSource:
+    def __init__(self, pipeline: Pipeline, connection: Callable[[], Awaitable[psycopg.AsyncConnection[Any]]]) -> None:
+        self._pipeline = pipeline
+        self._connection = connection
+
+    def known_tables(self) -> Iterable[TableId]:
+        return list(self._pipeline.tables_by_id)
+
+    async def prepare(self, collection: DataCollection) -> ChunkTable:
+        pipeline = self._pipeline
+        table_id = collection.id
+        if not pipeline.tables.accepts(table_id):
+            raise TableScanFailed(
+                "UNKNOWN_SCHEMA", f"Schema not found for table '{table_id}': it is not captured by the connector"
+            )
+        conn = await self._connection()
+        table = await catalog.read_table(conn, table_id)  # as Debezium refreshes the table from the catalog
+        if table is None:
+            raise TableScanFailed("UNKNOWN_SCHEMA", f"Schema retrieval failed to populate the schema for {table_id}")
+        pipeline.tables_by_id[table_id] = table
+        if collection.surrogate_key:
+            column = table.column(collection.surrogate_key)
+            if column is None:
+                raise TableScanFailed(
+                    "SQL_EXCEPTION", f'Surrogate key "{collection.surrogate_key}" doesn\'t exist in table "{table_id}"'
+                )
+            key_columns: tuple[Column, ...] = (column,)
+        else:
+            names = pipeline.key_columns(table_id) or table.primary_key
+            key_columns = tuple(c for n in names if (c := table.column(n)) is not None)
+        if not key_columns:
+            raise TableScanFailed(
+                "NO_PRIMARY_KEY",
+                f"Incremental snapshot for table '{table_id}' skipped because the table has no primary keys",
+            )
+        schema = TableSchema(table, pipeline.builder)
+        names = tuple(
+            dict.fromkeys(
+                [f.column for f in schema.key_fields]
+                + [f.column for f in schema.value_fields]
+                + [c.name for c in key_columns]
+            )
+        )
+        key_fn, value_fn = schema.row_converter(names, snapshot=True)
+        return ChunkTable(
+            table_id,
+            schema,
+            names,
+            key_columns,
+            tuple(names.index(c.name) for c in key_columns),
+            key_fn,
+            value_fn,
+            sql.SQL("{}.{}").format(sql.Identifier(table_id.schema), sql.Identifier(table_id.table)),
+        )
+
+    async def maximum_key(self, table: Any, condition: str | None) -> Key | None:
+        assert isinstance(table, ChunkTable)
+        keys = sql.SQL(", ").join(sql.Identifier(c.name) for c in table.key_columns)
+        order = sql.SQL(", ").join(sql.SQL("{} DESC").format(sql.Identifier(c.name)) for c in table.key_columns)
+        where = sql.SQL(" WHERE {}").format(sql.SQL(condition)) if condition else sql.SQL("")
+        statement = sql.SQL("SELECT {} FROM {}{} ORDER BY {} LIMIT 1").format(keys, table.from_clause, where, order)
+        rows = await self._rows(statement)
+        if not rows:
+            return None
+        return tuple(java_key_value(c, t) for c, t in zip(table.key_columns, rows[0], strict=True))
+
+    async def chunk(
+        self, table: Any, after: Key | None, maximum: Key | None, condition: str | None, limit: int
+    ) -> list[WindowRow]:
+        assert isinstance(table, ChunkTable)
+        conn = await self._connection()
+        columns = [
+            KeyColumn(sql.Identifier(c.name).as_string(conn), c.optional, _literal(conn, c)) for c in table.key_columns
+        ]
+        bound = chunk_condition(columns, after, maximum)
+        conditions = [part for part in (bound, condition) if part]
+        where = sql.SQL(" WHERE {}").format(sql.SQL(" AND ".join(conditions))) if conditions else sql.SQL("")
+        statement = sql.SQL("SELECT {} FROM {}{} ORDER BY {} LIMIT {}").format(
+            sql.SQL(", ").join(sql.Identifier(n) for n in table.names),
+            table.from_clause,
+            where,
+            sql.SQL(", ").join(sql.Identifier(c.name) for c in table.key_columns),
+            sql.Literal(limit),
+        )
+        out: list[WindowRow] = []
+        key_of = table.schema.key_from_value
+        key_fn, value_fn = table.key_fn, table.value_fn
+        positions = table.key_positions
+        key_columns = table.key_columns
+        for row in await self._rows(statement):
+            value = value_fn(row)
+            key = key_of(value) if key_of is not None else key_fn(row) if key_fn else None
+            chunk_key = tuple(java_key_value(c, row[i]) for c, i in zip(key_columns, positions, strict=True))
+            out.append(WindowRow(key, value, chunk_key))
+        return out
+
+    async def _rows(self, statement: sql.Composable) -> list[tuple[str | None, ...]]:
+        conn = await self._connection()
+        out: list[tuple[str | None, ...]] = []
+        try:
+            async for batch in copy_text_rows(conn, statement):
+                out.extend(batch)
+        except psycopg.Error as e:
+            raise TableScanFailed("SQL_EXCEPTION", f"Incremental snapshot query failed: {e}") from e
+        return out
+
+    async def write_open(self, signal_table: TableId, chunk_id: str, metadata: str) -> None:
+        await self._execute(
+            sql.SQL("INSERT INTO {} VALUES (%s, %s, %s)").format(_table(signal_table)),
+            (f"{chunk_id}-open", "snapshot-window-open", metadata),
+        )
+
+    async def write_close(self, signal_table: TableId, chunk_id: str, metadata: str, *, delete: bool) -> None:
+        if delete:
+            # Debezium's DeleteWindowCloser names the first column `id`
+            await self._execute(
+                sql.SQL("DELETE FROM {} WHERE id = %s").format(_table(signal_table)), (f"{chunk_id}-open",)
+            )
+        else:
+            await self._execute(
+                sql.SQL("INSERT INTO {} VALUES (%s, %s, %s)").format(_table(signal_table)),
+                (f"{chunk_id}-close", "snapshot-window-close", metadata),
+            )
+
+    async def _execute(self, statement: sql.Composed, params: Sequence[Any]) -> None:
+        conn = await self._connection()
+        await conn.execute(statement, params)
+
+
+def _table(table_id: TableId) -> sql.Composable:
+    return sql.SQL("{}.{}").format(sql.Identifier(table_id.schema), sql.Identifier(table_id.table))
+
+
+def _literal(conn: psycopg.AsyncConnection[Any], column: Column) -> Callable[[Any], str]:
+    type_name = sql.Identifier(column.type.schema, column.type.name).as_string(conn)
+
+    def render(value: Any) -> str:
+        text = sql_text(value)
+        if text is None:
+            return "NULL"
+        return f"{sql.Literal(text).as_string(conn)}::{type_name}"
+
+    return render

@@ -1,0 +1,135 @@
+"""One task's signals, incremental snapshots and notifications, assembled from its settings.
+
+The stream calls :meth:`Signaling.source_signal` for each signal-table row (under :attr:`lock`, which the
+stream holds while it handles a batch); :meth:`run_channels` polls the other channels every
+``signal.poll.interval.ms`` (at once when the REST endpoint hands one over) and processes what they bring under
+the same lock, between two batches. The stream sets :attr:`current_offset` (what notifications, ``log`` signals
+and records of signals from other channels carry) and the incremental snapshot's window emitter.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from connectors.relational.incremental_context import IncrementalSnapshotContext
+from connectors.relational.incremental_snapshot import ChunkSource, IncrementalSnapshot
+from connectors.relational.metrics import SnapshotMetrics
+from connectors.relational.notifications import NotificationService
+from connectors.relational.queue import ChangeEventQueue
+from connectors.relational.signal_channels import (
+    FileSignalChannel,
+    InProcessSignalChannel,
+    KafkaSignalChannel,
+    SignalChannel,
+)
+from connectors.relational.signaling_config import SignalingConfig
+from connectors.relational.signals import BlockingSnapshot, SignalProcessor, SignalRecord
+from connectors.relational.table import TableId
+
+log = logging.getLogger(__name__)
+
+
+class Signaling:
+    def __init__(
+        self,
+        settings: SignalingConfig,
+        *,
+        connector_name: str,
+        queue: ChangeEventQueue,
+        partition: Mapping[str, Any],
+        stored_offset: Mapping[str, Any] | None,
+        chunk_source: ChunkSource,
+        metrics: SnapshotMetrics,
+        blocking: BlockingSnapshot | None = None,
+    ) -> None:
+        self.settings = settings
+        self.lock = asyncio.Lock()
+        self._offset_source: Callable[[], Mapping[str, Any] | None] = lambda: None
+        self.context = IncrementalSnapshotContext.load(stored_offset)
+        self.notifications = NotificationService(
+            settings.notification_channels,
+            connector_name=connector_name,
+            queue=queue,
+            partition=partition,
+            topic=settings.notification_topic,
+        )
+        self.incremental: IncrementalSnapshot | None = None
+        if settings.signal_table is not None:
+            self.incremental = IncrementalSnapshot(
+                self.context, settings, chunk_source, self.notifications, metrics, self.offset
+            )
+        self.processor = SignalProcessor(incremental=self.incremental, blocking=blocking, current_offset=self.offset)
+        self._connector = connector_name
+        self._wake = asyncio.Event()
+        self.in_process: InProcessSignalChannel | None = None
+        self._channels: list[SignalChannel] = []
+
+    def offset(self) -> Mapping[str, Any] | None:
+        """The stream's current offset (None before it has one)."""
+        return self._offset_source()
+
+    def offset_from(self, source: Callable[[], Mapping[str, Any] | None]) -> None:
+        self._offset_source = source
+
+    def is_signal_table(self, table_id: TableId) -> bool:
+        return table_id in self.settings.data_collections
+
+    @property
+    def source_enabled(self) -> bool:
+        return "source" in self.settings.channels
+
+    async def source_signal(self, signal: SignalRecord) -> None:
+        """A signal-table row seen in the stream (the caller holds the lock)."""
+        if self.source_enabled:
+            await self.processor.process(signal)
+
+    def submit(self, signal: SignalRecord) -> None:
+        """A signal from the worker's REST endpoint; refused when neither ``jmx`` nor ``rest`` is enabled."""
+        if self.in_process is None:
+            raise PermissionError(
+                "signals over the REST API need 'jmx' (or 'rest') in signal.enabled.channels of this connector"
+            )
+        self.in_process.submit(signal)
+
+    def open_channels(self) -> None:
+        """Open the external channels (once per task)."""
+        if self._channels:
+            return
+        channels = self.settings.channels
+        if "kafka" in channels:
+            self._channels.append(KafkaSignalChannel(self.settings, self._connector))
+        if "file" in channels:
+            self._channels.append(FileSignalChannel(self.settings))
+        if "jmx" in channels or "rest" in channels:
+            self.in_process = InProcessSignalChannel(self._wake)
+            self._channels.append(self.in_process)
+
+    async def run_channels(self) -> None:
+        """Poll the external channels until cancelled."""
+        if not self._channels:
+            return
+        interval = self.settings.poll_interval_ms / 1000
+        while True:
+            for channel in self._channels:
+                try:
+                    signals = await channel.read()
+                except Exception as e:  # noqa: BLE001 - a channel failing must not stop the task
+                    log.warning("reading the %s signal channel failed: %s", channel.name, e)
+                    continue
+                for signal in signals:
+                    async with self.lock:
+                        await self.processor.process(signal)
+            self._wake.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), interval)
+
+    async def close(self) -> None:
+        for channel in self._channels:
+            with contextlib.suppress(Exception):
+                await channel.close()
+        self._channels.clear()
+        self.in_process = None
