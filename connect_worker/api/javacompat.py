@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 import re
 import struct
-from collections.abc import Callable, Hashable, Mapping
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from decimal import Decimal
 from fractions import Fraction
 from typing import Any, Final, TypeVar
@@ -31,6 +31,7 @@ __all__ = [
     "java_float_to_string",
     "java_hash",
     "java_hashmap_order",
+    "java_hashset_order",
     "java_int",
     "java_long",
     "java_math_round",
@@ -136,6 +137,7 @@ def java_hashmap_order(
     copy_constructor: bool = False,
     jdk: int = 17,
     hash_fn: Callable[[Any], int] = java_hash,
+    capacity: int | None = None,
 ) -> dict[K, V]:
     """The mapping re-ordered as a `java.util.HashMap` holding the same entries would iterate.
 
@@ -159,7 +161,9 @@ def java_hashmap_order(
     for k in keys:
         h = hash_fn(k) & 0xFFFFFFFF
         spread.append(h ^ (h >> 16))
-    if copy_constructor:
+    if capacity is not None:
+        cap = _table_size_for(capacity)
+    elif copy_constructor:
         cap = _table_size_for(math.ceil(n / 0.75) if jdk >= 19 else int(n / 0.75 + 1.0))
     else:
         cap = 16
@@ -184,6 +188,14 @@ def java_hashmap_order(
     mask = cap - 1
     order = sorted(range(n), key=lambda i: (spread[i] & mask, i))
     return {keys[i]: mapping[keys[i]] for i in order}
+
+
+def java_hashset_order(items: Sequence[K], *, hash_fn: Callable[[Any], int] = java_hash) -> list[K]:
+    """The iteration order of ``new HashSet<>(collection)`` over these items (a table of
+    ``max(n / 0.75 + 1, 16)`` slots, then an add of each item in order)."""
+    unique = dict.fromkeys(items)
+    capacity = max(int(len(unique) / 0.75) + 1, 16)
+    return list(java_hashmap_order(unique, hash_fn=hash_fn, capacity=capacity))
 
 
 # -- numbers -----------------------------------------------------------------------------------------

@@ -16,8 +16,8 @@ import dataclasses
 import functools
 import logging
 import time
-from collections.abc import AsyncGenerator, Callable, Sequence
-from typing import Any
+from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
+from typing import Any, Protocol
 
 import psycopg
 from psycopg import sql
@@ -125,6 +125,7 @@ async def run_snapshot(
     queue: ChangeEventQueue,
     settings: SnapshotSettings,
     connect: Connect | None = None,
+    progress: SnapshotProgress | None = None,
 ) -> SnapshotResult:
     """Read every table and emit its rows; the caller commits nothing: offsets travel with the records.
 
@@ -150,12 +151,20 @@ async def run_snapshot(
                 sources = await _parallel_sources(conn, reads, exported_snapshot, settings, connect, stack)
             else:
                 sources = [[functools.partial(copy_text_rows, conn, statement)] for _, _, statement, _ in reads]
-            result = await _emit(reads, sources, lsn, tx_id, records, source, topic_for, queue, settings)
+            result = await _emit(reads, sources, lsn, tx_id, records, source, topic_for, queue, settings, progress)
         await conn.execute("COMMIT")
         return result
     except BaseException:
         await conn.execute("ROLLBACK")
         raise
+
+
+class SnapshotProgress(Protocol):
+    """Told when each table's rows start and end (the initial snapshot's notifications)."""
+
+    async def table_started(self, table: str, offset: Mapping[str, Any]) -> None: ...
+
+    async def table_done(self, table: str, rows: int, offset: Mapping[str, Any]) -> None: ...
 
 
 _Read = tuple[TableSchema, tuple[str, ...], sql.Composable, bool]  # table, columns, SELECT, chunkable
@@ -220,6 +229,7 @@ async def _emit(
     topic_for: Callable[[TableId], str],
     queue: ChangeEventQueue,
     settings: SnapshotSettings,
+    progress: SnapshotProgress | None = None,
 ) -> SnapshotResult:
     """Every row as an `op=r` record, in table order, each table's batches in the order of its sources."""
     # the row read last, kept until the next one shows whether it ends its table or the snapshot:
@@ -268,6 +278,8 @@ async def _emit(
         # the table's source block but for the read time and the mark, made once
         template = source.snapshot_template(schema=ts.id.schema, table=ts.id.table, tx_id=tx_id, lsn=lsn)
         row_index = 0
+        if progress is not None:
+            await progress.table_started(str(ts.id), {**row_offset, "ts_usec": time_ns() // 1000})
         for batch_source in table_sources:
             # closed at once when a row fails or the task stops: the COPY is cancelled before ROLLBACK
             async with contextlib.aclosing(batch_source()) as batches:
@@ -286,6 +298,8 @@ async def _emit(
         if pending is not None and pending[0] is ts:
             pending = (*pending[:6], True, pending[7])
         log.info("snapshot of %s: %d rows", ts.id, row_index)
+        if progress is not None:
+            await progress.table_done(str(ts.id), row_index, {**row_offset, "ts_usec": time_ns() // 1000})
     if pending is not None:
         await queue.put(*take(last=True))
     elapsed = time.monotonic() - started

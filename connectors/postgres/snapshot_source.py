@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
@@ -22,6 +23,7 @@ from connectors.postgres.snapshot import SnapshotSettings, run_snapshot
 from connectors.postgres.snapshot_chunks import Snapshot
 from connectors.postgres.source_info import SourceInfo
 from connectors.relational.filters import RegexList, capture_order
+from connectors.relational.notifications import InitialSnapshotNotifier, NotificationService
 from connectors.relational.pipeline import Pipeline
 from connectors.relational.schema_builder import TableSchema
 from connectors.relational.snapshot_spi import load_snapshot_lock, load_snapshot_query
@@ -44,8 +46,10 @@ class PostgresSnapshotSource:
         snapshotter: object,
         connect: Callable[[], Awaitable[psycopg.AsyncConnection[Any]]],
         source_info: SourceInfo,
+        notifications: NotificationService | None = None,
     ) -> None:
         self._config = config
+        self._notifications = notifications
         self._pipeline = pipeline
         self._snapshotter = snapshotter
         self._connect = connect
@@ -70,9 +74,20 @@ class PostgresSnapshotSource:
         if config.snapshot_delay_ms:
             await asyncio.sleep(config.snapshot_delay_ms / 1000)
         conn = await self._connect()
+        signal_tables = config.signaling.data_collections
+        order = self._tables(capture_order(schemas, config.table_include_list))
+        # the signal table is captured but never snapshotted (Debezium's prepareTables skips it)
+        included = [t for t in order if t not in signal_tables]
+        captured = order + [t for t in signal_tables if t in schemas and t not in order]
+        notifier = (
+            InitialSnapshotNotifier(self._notifications, [str(t) for t in captured], [str(t) for t in included])
+            if self._notifications is not None and self._notifications.enabled
+            else None
+        )
         try:
-            included = self._tables(capture_order(schemas, config.table_include_list))
             self._metrics.started([str(t) for t in included])
+            if notifier is not None:
+                await notifier.started(self._previous_offset)
             result = await run_snapshot(
                 conn,
                 [schemas[t] for t in included],
@@ -84,10 +99,14 @@ class PostgresSnapshotSource:
                 queue=pipeline.queue,
                 settings=self._settings(),
                 connect=self._connect,
+                progress=notifier,
             )
         except BaseException:
             self._metrics.aborted_now()
             self._notify("snapshot_aborted")
+            if notifier is not None:
+                with contextlib.suppress(Exception):
+                    await notifier.aborted(self._previous_offset)
             raise
         finally:
             with contextlib.suppress(Exception):
@@ -95,10 +114,23 @@ class PostgresSnapshotSource:
         self._metrics.seen.inc(result.records)
         self._metrics.completed()
         self._notify("snapshot_completed")
-        last = snapshot_offset(lsn=result.lsn, tx_id=result.tx_id, ts_usec=0, last=True)
+        last = snapshot_offset(lsn=result.lsn, tx_id=result.tx_id, ts_usec=time.time_ns() // 1000, last=True)
+        if notifier is not None:
+            await notifier.completed(last)
         position = StoredPosition.from_offset(last)
         assert position is not None
         return SnapshotOutcome(result.lsn, result.tx_id, position)
+
+    #: the offset stored before this snapshot (what STARTED carries: none on a first start)
+    _previous_offset: Mapping[str, Any] | None = None
+
+    def previous(self, offset: Mapping[str, Any] | None) -> None:
+        self._previous_offset = offset
+
+    async def skipped(self) -> None:
+        """No snapshot runs in this start (Debezium's SKIPPED notification)."""
+        if self._notifications is not None and self._notifications.enabled:
+            await InitialSnapshotNotifier(self._notifications, [], []).skipped(self._previous_offset)
 
     def _settings(self) -> SnapshotSettings:
         config = self._config

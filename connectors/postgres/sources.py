@@ -88,7 +88,16 @@ class PostgresSources:
         self._messages = MessagePrefixFilter(include=include, exclude=exclude)
         self._snapshotter = snapshotter_for(config)
         self._schemas: dict[TableId, TableSchema] = {}
-        self._snapshot = PostgresSnapshotSource(config, pipeline, self._snapshotter, self._connect_sql, source_info)
+        self._signaling = self._new_signaling(stored_offset)
+        self._snapshot = PostgresSnapshotSource(
+            config,
+            pipeline,
+            self._snapshotter,
+            self._connect_sql,
+            source_info,
+            self._signaling.notifications if self._signaling is not None else None,
+        )
+        self._snapshot.previous(stored_offset)
         self._streaming_metrics: StreamingMetrics = pipeline.streaming_metrics()
         self._heartbeat = pipeline.heartbeat(action=self._heartbeat_action if config.heartbeat_action_query else None)
         self._sql: psycopg.AsyncConnection[Any] | None = None
@@ -101,7 +110,6 @@ class PostgresSources:
         self._initial_offset: dict[str, Any] | None = None  # what heartbeats carry until the first event
         self._resume: StoredPosition | None = None  # where a retry after a failure resumes
         self._missing_tables: set[TableId] = set()  # decoderbufs: tables the catalog did not have
-        self._signaling = self._new_signaling(stored_offset)
         self._channels: asyncio.Task[None] | None = None  # polls the signal channels other than the table
         self._snapshotted = False  # a snapshot completed in this run (what incremental offsets say)
 
@@ -206,6 +214,8 @@ class PostgresSources:
             start_lsn = int(self._initial_offset["lsn"])
         elif position is not None:
             start_lsn, stored = position.resume_lsn, position
+        if not resumed and not self._snapshotted:
+            await self._snapshot.skipped()
         try:
             await self._stream_from(start_lsn, stored, resumed=resumed)
         finally:

@@ -17,11 +17,11 @@ import dataclasses
 import logging
 import time
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
 from connect_worker.api import Schema, SourceRecord, Struct, Type
-from connect_worker.api.javacompat import java_hashmap_order
+from connect_worker.api.javacompat import java_hashmap_order, java_hashset_order
 from connectors.relational.queue import ChangeEventQueue
 
 log = logging.getLogger(__name__)
@@ -126,3 +126,48 @@ class NotificationService:
             )
             await self._queue.put(record)
         self.sent += 1
+
+
+class InitialSnapshotNotifier:
+    """The ``Initial Snapshot`` notifications of Debezium's ``InitialSnapshotNotificationService``: STARTED,
+    per table IN_PROGRESS (``data_collections``: the tables read, in a Java HashSet's order) and
+    TABLE_SCAN_COMPLETED (``data_collections``: the captured tables with the signal table, in capture order;
+    ``total_rows_scanned``; ``status`` SUCCEEDED), then COMPLETED or ABORTED; SKIPPED when no snapshot runs.
+    Each notification has a new random id."""
+
+    AGGREGATE: Final = "Initial Snapshot"
+
+    def __init__(self, service: NotificationService, captured: Sequence[str], snapshotted: Sequence[str]) -> None:
+        self._service = service
+        self._captured = ",".join(captured)
+        self._snapshotted = ",".join(java_hashset_order(snapshotted))
+
+    async def _send(self, kind: str, data: Mapping[str, str], offset: Mapping[str, Any] | None) -> None:
+        if self._service.enabled:
+            await self._service.notify(self._service.build(self.AGGREGATE, kind, data), lambda: offset)
+
+    async def started(self, offset: Mapping[str, Any] | None) -> None:
+        await self._send("STARTED", {}, offset)
+
+    async def table_started(self, table: str, offset: Mapping[str, Any] | None) -> None:
+        await self._send(
+            "IN_PROGRESS", {"current_collection_in_progress": table, "data_collections": self._snapshotted}, offset
+        )
+
+    async def table_done(self, table: str, rows: int, offset: Mapping[str, Any] | None) -> None:
+        data = {
+            "scanned_collection": table,
+            "data_collections": self._captured,
+            "total_rows_scanned": str(rows),
+            "status": "SUCCEEDED",
+        }
+        await self._send("TABLE_SCAN_COMPLETED", data, offset)
+
+    async def completed(self, offset: Mapping[str, Any] | None) -> None:
+        await self._send("COMPLETED", {}, offset)
+
+    async def aborted(self, offset: Mapping[str, Any] | None) -> None:
+        await self._send("ABORTED", {}, offset)
+
+    async def skipped(self, offset: Mapping[str, Any] | None) -> None:
+        await self._send("SKIPPED", {}, offset)

@@ -20,6 +20,7 @@ import atexit
 import contextlib
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -638,11 +639,15 @@ SOURCE_VOLATILE = ("ts_ms", "ts_us", "ts_ns", "txId", "lsn", "sequence", "xmin")
 TRANSACTION_BLOCK_VOLATILE = ("id",)
 TX_METADATA_VOLATILE = ("id", "ts_ms")
 HEARTBEAT_VOLATILE = ("ts_ms",)
+NOTIFICATION_VOLATILE = ("timestamp",)
+NOTIFICATION_KEY = "io.debezium.connector.common.NotificationKey"
+_RANDOM_ID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 OFFSET_VOLATILE = ("lsn", "lsn_proc", "lsn_commit", "txId", "ts_usec", "xmin", "transaction_id")
 HEADER_VOLATILE = ("__debezium.context.runId",)
 TX_METADATA_KEY = "io.debezium.connector.common.TransactionMetadataKey"
 TX_METADATA_VALUE = "io.debezium.connector.common.TransactionMetadataValue"
 HEARTBEAT_VALUE = "io.debezium.connector.common.Heartbeat"
+NOTIFICATION_VALUE = "io.debezium.connector.common.Notification"
 
 
 def _mask_fields(obj: Any, names: Iterable[str]) -> None:
@@ -660,6 +665,18 @@ def mask_payload(payload: Any, schema_name: str | None = None) -> Any:
         _mask_fields(payload, TX_METADATA_VOLATILE)
     elif schema_name == HEARTBEAT_VALUE:
         _mask_fields(payload, HEARTBEAT_VOLATILE)
+    elif schema_name == NOTIFICATION_KEY:
+        if _RANDOM_ID.fullmatch(str(payload.get("id"))):
+            _mask_fields(payload, ("id",))
+    elif schema_name == NOTIFICATION_VALUE:
+        _mask_fields(payload, NOTIFICATION_VOLATILE)
+        if _RANDOM_ID.fullmatch(str(payload.get("id"))):
+            _mask_fields(payload, ("id",))  # a new random id (an initial snapshot's, or no signal id)
+        data = payload.get("additional_data")
+        if isinstance(data, dict):
+            # Debezium copies an immutable Map.of(...) into a HashMap: keys sharing a bucket come in the order of
+            # Map.of's per-JVM random salt, so only the key set is stable
+            payload["additional_data"] = dict(sorted(data.items()))
     elif "op" in payload and "source" in payload:
         _mask_fields(payload, ENVELOPE_VOLATILE)
         _mask_fields(payload["source"], SOURCE_VOLATILE)
@@ -678,9 +695,12 @@ def mask_json(doc: Any) -> Any:
 
 
 def _is_volatile_key(doc: Any) -> bool:
-    return (
-        isinstance(doc, dict) and isinstance(doc.get("schema"), dict) and doc["schema"].get("name") == TX_METADATA_KEY
-    )
+    if not (isinstance(doc, dict) and isinstance(doc.get("schema"), dict)):
+        return False
+    name = doc["schema"].get("name")
+    if name == NOTIFICATION_KEY:  # a random id (see mask_payload), else the requesting signal's id
+        return bool(_RANDOM_ID.fullmatch(str((doc.get("payload") or {}).get("id"))))
+    return bool(name == TX_METADATA_KEY)
 
 
 def mask_record(rec: CapturedRecord, *, normalise: Mapping[str, str] | None = None) -> dict[str, Any]:

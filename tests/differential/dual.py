@@ -282,7 +282,8 @@ def run_dual(
                     publication=side.prefix,
                     tables=tables,
                     pg_port=pg_port,
-                    **dict(scenario.config),
+                    # `{prefix}` in a value is the side's own prefix (a topic name of its own)
+                    **{k: v.replace("{prefix}", side.prefix) for k, v in scenario.config.items()},
                 )
                 worker.create_connector(side.prefix, config)
                 created.append((worker, side))

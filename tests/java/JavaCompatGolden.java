@@ -1,6 +1,7 @@
 // Golden outputs of plain JDK behaviour the converters must reproduce.
 // Run: java tests/java/JavaCompatGolden.java < cases.jsonl   (needs jackson-databind: -cp '.devstack/connect/libs/*')
 //   {"op":"hashmap","keys":[...],"copy":false} -> {"order":[keys in new HashMap<>() + put (or copy-constructor) order]}
+//   {"op":"hashset","keys":[...]}              -> {"order":[new HashSet<>(list) iteration order]}
 //   {"op":"double","bits":"<long bits>"}        -> {"s":Double.toString}
 //   {"op":"float","bits":<int bits>}            -> {"s":Float.toString}
 //   {"op":"hash","s":"..."}                     -> {"h":String.hashCode}
@@ -41,6 +42,13 @@ public class JavaCompatGolden {
                     }
                     ArrayNode order = r.putArray("order");
                     for (String k : map.keySet()) order.add(k);
+                    break;
+                }
+                case "hashset": {
+                    java.util.List<String> items = new java.util.ArrayList<>();
+                    for (JsonNode k : c.get("keys")) items.add(k.textValue());
+                    ArrayNode order = r.putArray("order");
+                    for (String k : new java.util.HashSet<>(items)) order.add(k);
                     break;
                 }
                 case "double":

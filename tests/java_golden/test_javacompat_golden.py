@@ -11,6 +11,7 @@ from connect_worker.api.javacompat import (
     java_double_to_string,
     java_float_to_string,
     java_hashmap_order,
+    java_hashset_order,
     java_string_hash,
 )
 from tests.java_golden.conftest import RunJava
@@ -54,6 +55,15 @@ def test_hashmap_order_matches_java(run_java: RunJava, jdk_feature: int) -> None
         if mine != ans["order"]:
             bad.append((keys, copy, ans["order"], mine))
     assert not bad, f"{len(bad)}/{len(cases)} differ, first: {bad[0]}"
+
+
+def test_hashset_order_matches_java(run_java: RunJava) -> None:
+    rng = random.Random(20261127)
+    key_sets = [_random_keys(rng, rng.randint(2, 40)) for _ in range(300)]
+    key_sets += [_colliding_keys(n) for n in (2, 5, 9, 12)] + [[f"public.t{i}" for i in range(n)] for n in (2, 11, 13)]
+    answers = run_java("JavaCompatGolden.java", [{"op": "hashset", "keys": ks} for ks in key_sets])
+    bad = [(ks, a["order"]) for ks, a in zip(key_sets, answers, strict=True) if java_hashset_order(ks) != a["order"]]
+    assert not bad, f"{len(bad)}/{len(key_sets)} differ, first: {bad[0]}"
 
 
 def test_string_hash_matches_java(run_java: RunJava) -> None:

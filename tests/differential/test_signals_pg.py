@@ -1,0 +1,156 @@
+"""Signals and incremental snapshots through the real Debezium 3.6.3 and this worker at once (dual.py): the same
+signal rows, in one signal table both connectors capture, must give the same records on every topic - the
+incremental READ events, the signal table's own change events (the user's signals and both sides' watermark
+rows, which both decode from the same WAL) and the notifications (volatile fields masked).
+
+Each connector ignores the other's watermarks (their chunk ids are not its own), as two Debezium connectors
+sharing a signal table do.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import json
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import psycopg
+import pytest
+
+from tests.differential.debezium import ConnectDebezium
+from tests.differential.dual import SYNC, DualRun, Scenario, describe, run_dual
+
+pytestmark = [pytest.mark.integration, pytest.mark.debezium, pytest.mark.timeout(900)]
+
+SIGNAL = "public.dbz_signal"
+SIGNAL_DDL = f"CREATE TABLE {SIGNAL} (id varchar(64) PRIMARY KEY, type varchar(32) NOT NULL, data varchar(2048))"
+
+
+def _signal(signal_id: str, kind: str, data: Any) -> str:
+    text = "NULL" if data is None else "'" + (data if isinstance(data, str) else json.dumps(data)) + "'"
+    return f"INSERT INTO {SIGNAL} VALUES ('{signal_id}', '{kind}', {text})"
+
+
+def _settle(seconds: float) -> Any:
+    """A statement that waits: the snapshot's chunks go round through the stream meanwhile."""
+
+    def wait(conn: psycopg.Connection[Any]) -> None:
+        time.sleep(seconds)
+
+    return wait
+
+
+def _config(**extra: str) -> dict[str, str]:
+    return {
+        "signal.data.collection": SIGNAL,
+        "incremental.snapshot.chunk.size": "7",
+        "notification.enabled.channels": "sink",
+        "notification.sink.topic.name": "{prefix}.notifications",
+        **extra,
+    }
+
+
+KEYS_SETUP = [
+    SIGNAL_DDL,
+    "CREATE TABLE public.by_int (id int PRIMARY KEY, label text, qty numeric(8,2))",
+    "INSERT INTO public.by_int SELECT g, 'row ' || g, g * 1.25 FROM generate_series(1, 30) g",
+    "CREATE TABLE public.by_pair (a bigint, b varchar(10), note text, PRIMARY KEY (a, b))",
+    "INSERT INTO public.by_pair SELECT g / 3, 'k' || (g % 3), 'n' || g FROM generate_series(1, 20) g",
+    "CREATE TABLE public.by_uuid (id uuid PRIMARY KEY, n int)",
+    "INSERT INTO public.by_uuid SELECT md5(g::text)::uuid, g FROM generate_series(1, 12) g",
+    "CREATE TABLE public.by_num (id numeric(12,3) PRIMARY KEY, ts timestamp, s smallint)",
+    "INSERT INTO public.by_num SELECT g * 10.125, timestamp '2024-01-01' + g * interval '1 hour', g"
+    " FROM generate_series(-5, 9) g",
+    "CREATE TABLE public.by_text (code varchar(20) PRIMARY KEY, flag boolean)",
+    "INSERT INTO public.by_text SELECT 'c' || lpad(g::text, 3, '0'), g % 2 = 0 FROM generate_series(1, 16) g",
+]
+KEY_TABLES = ["public.by_int", "public.by_pair", "public.by_uuid", "public.by_num", "public.by_text"]
+KEY_ROWS = 30 + 20 + 12 + 15 + 16
+
+SCENARIOS = [
+    # every key shape, one signal naming tables by regex and by name, a filtered one
+    Scenario(
+        name="incremental_insert_insert",
+        tables=KEY_TABLES,
+        setup=KEYS_SETUP,
+        snapshot_records=KEY_ROWS,
+        config=_config(),
+        transactions=[
+            [
+                _signal(
+                    "sig-1",
+                    "execute-snapshot",
+                    {
+                        "data-collections": ["public.by_int", "public\\.by_(pair|uuid)", "public.by_num"],
+                        "type": "incremental",
+                        "additional-conditions": [{"data-collection": "public.by_int", "filter": "id % 4 <> 1"}],
+                    },
+                )
+            ],
+            [_settle(6)],
+            [SYNC],
+            [_signal("sig-2", "execute-snapshot", {"data-collections": ["public.by_text"]})],
+            [_settle(4)],
+        ],
+    ),
+    # insert_delete watermarks, a surrogate key on a table without a primary key, log / bad / unknown signals
+    Scenario(
+        name="incremental_insert_delete_surrogate",
+        tables=["public.nokey", "public.by_int"],
+        setup=[
+            SIGNAL_DDL,
+            f"INSERT INTO {SIGNAL} VALUES ('old-1', 'log', '{{\"message\": \"before the snapshot\"}}')",
+            "CREATE TABLE public.nokey (n int NOT NULL, label text)",
+            "INSERT INTO public.nokey SELECT g, 'x' || g FROM generate_series(1, 25) g",
+            "CREATE TABLE public.by_int (id int PRIMARY KEY, label text)",
+            "INSERT INTO public.by_int SELECT g, 'row ' || g FROM generate_series(1, 9) g",
+        ],
+        snapshot_records=25 + 9,
+        config=_config(**{"incremental.snapshot.watermarking.strategy": "insert_delete"}),
+        transactions=[
+            [_signal("log-1", "log", {"message": "signal log at {}"})],
+            [_signal("bad-1", "execute-snapshot", "{not json")],
+            [_signal("bad-2", "no-such-action", {})],
+            [_signal("bad-3", "execute-snapshot", {"data-collections": []})],
+            [_signal("nokey-1", "execute-snapshot", {"data-collections": ["public.nokey"]})],
+            [_settle(3)],
+            [SYNC],
+            [
+                _signal(
+                    "sur-1",
+                    "execute-snapshot",
+                    {"data-collections": ["public.nokey", "public.by_int"], "surrogate-key": "n"},
+                )
+            ],
+            [_settle(6)],
+        ],
+    ),
+]
+NAMES = [s.name for s in SCENARIOS]
+
+
+@pytest.fixture(scope="module")
+def signal_runs(
+    debezium_connect: ConnectDebezium, our_connect: ConnectDebezium, pg_port: int
+) -> Iterator[dict[str, DualRun]]:
+    with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
+        futures = {
+            s.name: pool.submit(run_dual, s, debezium=debezium_connect, ours=our_connect, pg_port=pg_port)
+            for s in SCENARIOS
+        }
+        yield {name: f.result() for name, f in futures.items()}
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_same_records_as_debezium(signal_runs: dict[str, DualRun], name: str) -> None:
+    run = signal_runs[name]
+    assert run.error is None, (
+        f"{run.error}\n{describe(run)}\n--- debezium: {run.debezium.status}\n{run.debezium.log_tail[-6000:]}"
+        f"\n--- ours: {run.ours.status}\n{run.ours.log_tail[-6000:]}"
+    )
+    topics = set(run.debezium.topics)
+    assert "PFX.notifications" in topics, sorted(topics)
+    diffs = run.differences()
+    shown = "\n".join(diffs[:200]) + (f"\n… {len(diffs) - 200} more" if len(diffs) > 200 else "")
+    assert not diffs, describe(run) + "\n" + shown
