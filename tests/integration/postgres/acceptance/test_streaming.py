@@ -827,3 +827,67 @@ def _high_watermark(kafka_bootstrap: str, topic: str) -> int:
         return 0  # the topic does not exist yet
     finally:
         consumer.close()
+
+
+async def test_kill_9_during_an_incremental_snapshot_resumes_from_the_stored_chunk(
+    kafka_bootstrap: str, tmp_path: Path
+) -> None:
+    """A worker killed in the middle of an incremental snapshot: the next one loads the chunk keys from the
+    offsets and goes on after the last row the committed offset names; every row is read, the start of the table
+    only once (issue 16)."""
+    name = token()
+    rows = 30000
+    await create_database(
+        name,
+        [
+            "CREATE TABLE public.dbz_signal (id varchar(64) PRIMARY KEY, type varchar(32), data varchar(2048))",
+            "CREATE TABLE public.items (id int PRIMARY KEY, v text)",
+            f"INSERT INTO public.items SELECT g, 'v' || g FROM generate_series(1, {rows}) g",
+        ],
+    )
+    extra = {
+        "snapshot.mode": "no_data",
+        "table.include.list": "public.items",
+        "signal.data.collection": "public.dbz_signal",
+        "incremental.snapshot.chunk.size": "200",
+    }
+    cmd, port, offsets_topic = _standalone_files(kafka_bootstrap, name, tmp_path, extra)
+    topic = f"{name}.public.items"
+    cap = Capture(name, httpx.AsyncClient(), kafka_bootstrap, offsets_topic)
+
+    async def reads() -> list[int]:
+        got = await read_to_end({"bootstrap.servers": kafka_bootstrap}, topic)
+        return [payload(r)["after"]["id"] for r in got if r.value is not None and payload(r)["op"] == "r"]
+
+    async with _worker_processes(cap, name, kafka_bootstrap) as procs:
+        first = _spawn(cmd)
+        procs.append(first)
+        await asyncio.to_thread(_wait_healthy, first, port)
+        await until(cap.slot_streaming, 30, "streaming started")
+        await cap.tx(
+            "INSERT INTO public.dbz_signal VALUES ('s1', 'execute-snapshot', '{\"data-collections\": [\"public.items\"]}')"
+        )
+
+        async def some() -> bool:
+            return len(await reads()) >= 3000
+
+        await until(some, 60, "part of the snapshot delivered before the kill")
+        first.send_signal(signal.SIGKILL)
+        await asyncio.to_thread(first.wait, 10)
+        before = await reads()
+        assert len(set(before)) < rows, "the snapshot ended before the kill"
+
+        second = _spawn(cmd)
+        procs.append(second)
+        await asyncio.to_thread(_wait_healthy, second, port)
+
+        async def complete() -> bool:
+            return set(await reads()) == set(range(1, rows + 1))
+
+        await until(complete, 120, "every row read after the restart")
+        after = await reads()
+        assert after.count(1) == 1, "the restarted worker began the table again"
+        # repeats: what was written after the last committed offset, plus the chunk read again from its key
+        assert len(after) - rows < len(before), (len(after), len(before))
+        second.send_signal(signal.SIGTERM)
+        assert await asyncio.to_thread(second.wait, 60) == 0
