@@ -22,7 +22,7 @@ class WatermarkingStrategy(enum.Enum):
 
 
 SIGNAL_CHANNELS = frozenset({"source", "kafka", "file", "jmx", "rest"})
-NOTIFICATION_CHANNELS = frozenset({"sink", "log", "jmx"})
+NOTIFICATION_CHANNELS = frozenset({"sink", "log"})
 _CONSUMER_PREFIX = "signal.consumer."
 
 

@@ -307,9 +307,8 @@ _EXTRA: Final[list[_KeyRow]] = [
     ("signal.kafka.groupId", _S, "kafka-signal", _LO, _WM, "Signal consumer group", "Consumer group of signals."),
     ("signal.kafka.bootstrap.servers", _S, None, _LO, _WL, "Signal brokers",
      "Brokers of the signal topic; required when the 'kafka' signal channel is enabled."),
-    ("signal.kafka.poll.timeout.ms", _L, 100, _LO, _WS, "Signal poll timeout", "Signal consumer poll timeout."),
-    ("kafka.consumer.offset.commit.enabled", _B, False, _LO, _WS, "Commit signal offsets",
-     "Commit the signal consumer's offsets."),
+    ("signal.kafka.poll.timeout.ms", _L, 0, _LO, _WS, "Signal poll timeout", "Signal consumer poll timeout."),
+    ("signal.file", _S, "file-signals.txt", _LO, _WL, "Signal file", "The file signal channel's file, one JSON per line."),
 ]
 # fmt: on
 

@@ -19,6 +19,7 @@ from connectors.postgres.config.entries import (
     parse_key_columns,
     parse_replica_identity_rules,
 )
+from connectors.relational.signaling_config import NOTIFICATION_CHANNELS, SIGNAL_CHANNELS
 from connectors.postgres.config.keys import POSTGRES_CONFIG_DEF
 from connectors.postgres.config.modes import DEPRECATED_ALIASES, ENUM_VALUES, SNAPSHOT_MODE_ALIASES
 from connectors.relational.column_mappers import parse_rule
@@ -175,6 +176,21 @@ def _signal_rules(out: Outcome) -> None:
             "Notification topic name must be provided when kafka notification channel is enabled",
         )
     signals = [c.lower() for c in p.get("signal.enabled.channels") or ()]
+    unknown = [c for c in signals if c not in SIGNAL_CHANNELS]
+    if unknown:
+        out.error(
+            "signal.enabled.channels",
+            f"Unknown signal channel(s) {', '.join(unknown)}: this worker has source, kafka, file and jmx "
+            "(the worker's POST /connectors/{name}/signals; 'rest' is the same); custom Java channels cannot load here",
+        )
+    bad_notifications = [c for c in notification if c not in NOTIFICATION_CHANNELS]
+    if bad_notifications:
+        out.error(
+            "notification.enabled.channels",
+            f"Unknown or unsupported notification channel(s) {', '.join(bad_notifications)}: this worker has sink "
+            "and log (JMX notifications and custom Java channels have no equivalent here)",
+        )
+
     if "kafka" in signals and not p.get("signal.kafka.bootstrap.servers"):
         out.error(
             "signal.kafka.bootstrap.servers",
@@ -202,6 +218,12 @@ def _dynamic_keys(props: Mapping[str, Any], out: Outcome) -> None:
             out.select_overrides[key[len("snapshot.select.statement.overrides.") :]] = value
         elif key.startswith("database."):
             out.driver_properties[key[len("database.") :]] = value
+        elif key == "kafka.consumer.offset.commit.enabled":
+            out.error(
+                key,
+                "Not a Debezium 3.6 setting: the Kafka signal channel's consumer commits its offsets automatically; "
+                "set signal.consumer.enable.auto.commit=false to change that",
+            )
 
 
 def validate_props(props: Mapping[str, Any]) -> dict[str, ConfigValue]:

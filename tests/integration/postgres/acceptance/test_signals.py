@@ -89,7 +89,9 @@ async def test_incremental_snapshot_of_a_table_signalled_through_the_signal_tabl
         rows = await h.query(f"SELECT id, type FROM {sig} ORDER BY type, id")
         kinds = [t for _, t in rows]
         assert kinds.count("snapshot-window-open") == kinds.count("snapshot-window-close") >= 3
-        notes = await h.records(f"{name}.notifications", 5, timeout=30)
+        notes = await h.records(f"{name}.notifications", 6, timeout=30)
+        assert payload(notes[0])["aggregate_type"] == "Initial Snapshot" and payload(notes[0])["type"] == "SKIPPED"
+        notes = [n for n in notes if payload(n)["aggregate_type"] == "Incremental Snapshot"]
         types = [payload(n)["type"] for n in notes]
         assert types[0] == "STARTED" and types[-1] == "COMPLETED", types
         assert "TABLE_SCAN_COMPLETED" in types and "IN_PROGRESS" in types
@@ -158,3 +160,134 @@ async def _snapshot_finished(h: Harness, name: str) -> bool:
     """No incremental snapshot in the connector's stored offsets any more."""
     offsets = await h.offsets(name)
     return bool(offsets) and all("incremental_snapshot_collections" not in o["offset"] for o in offsets)
+
+
+def _reads(records: list[Any]) -> list[int]:
+    return [p["after"]["id"] for r in records if (p := payload(r)) is not None and p["op"] == "r"]
+
+
+async def _settled_reads(h: Harness, topic: str, quiet: float = 1.5) -> list[int]:
+    """The READ ids once nothing new arrived for `quiet` seconds."""
+    last = _reads(await h.read(topic))
+    while True:
+        await asyncio.sleep(quiet)
+        now = _reads(await h.read(topic))
+        if len(now) == len(last):
+            return now
+        last = now
+
+
+async def test_pause_resume_and_stop(h: Harness) -> None:
+    name = h.name()
+    items, sig = await setup(h, name, 60000)
+    await h.sql(f"CREATE TABLE {name}.other (id int PRIMARY KEY)", f"INSERT INTO {name}.other VALUES (1), (2)")
+    config = h.config(
+        name,
+        name,
+        **{
+            "snapshot.mode": "no_data",
+            "signal.data.collection": sig,
+            "incremental.snapshot.chunk.size": "50",
+            "notification.enabled.channels": "sink",
+            "notification.sink.topic.name": f"{name}.notifications",
+        },
+    )
+    topic = f"{name}.{items}"
+    async with connector(h, name, config):
+        await h.task_state(name, "RUNNING")
+        await asyncio.sleep(2)
+        await signal(h, sig, "s1", "execute-snapshot", {"data-collections": [items, f"{name}.other"]})
+        await h.records(topic, 500, timeout=30)
+        await signal(h, sig, "p1", "pause-snapshot", None)
+        paused = await _settled_reads(h, topic)
+        assert len(paused) < 60000
+        await asyncio.sleep(2)
+        assert len(_reads(await h.read(topic))) == len(paused), "rows read while paused"
+        await signal(h, sig, "r1", "resume-snapshot", None)
+        await h.records(topic, len(paused) + 500, timeout=30)
+        await signal(h, sig, "st1", "stop-snapshot", {"data-collections": [items], "type": "incremental"})
+        stopped = await _settled_reads(h, topic)
+        assert len(stopped) < 60000 and stopped == sorted(stopped)
+        # the next table of the snapshot still comes after the stopped one
+        others = _reads(await h.records(f"{name}.{name}.other", 2, timeout=30))
+        assert others == [1, 2]
+        notes = [payload(n) for n in await h.read(f"{name}.notifications")]
+        incremental = [n["type"] for n in notes if n["aggregate_type"] == "Incremental Snapshot"]
+        for kind in ("STARTED", "PAUSED", "RESUMED", "ABORTED", "COMPLETED"):
+            assert kind in incremental, incremental
+        aborted = next(n for n in notes if n["type"] == "ABORTED")
+        assert aborted["additional_data"]["data_collections"] == items
+        assert (await h.status(name))["tasks"][0]["state"] == "RUNNING"
+
+
+async def test_kafka_and_file_channels_and_bad_signals(h: Harness, tmp_path: Any) -> None:
+    from confluent_kafka import Producer
+    from confluent_kafka.admin import AdminClient, NewTopic
+
+    name = h.name()
+    items, sig = await setup(h, name, 40)
+    await h.sql(f"CREATE TABLE {name}.more (id int PRIMARY KEY)", f"INSERT INTO {name}.more SELECT generate_series(1, 7)")
+    signal_topic = f"{name}-signal"
+    admin = AdminClient({"bootstrap.servers": h.bootstrap})
+    for future in admin.create_topics([NewTopic(signal_topic, 1, 1)]).values():
+        future.result(30)
+    signal_file = tmp_path / "signals.txt"
+    config = h.config(
+        name,
+        name,
+        **{
+            "snapshot.mode": "no_data",
+            "signal.data.collection": sig,
+            "signal.enabled.channels": "source,kafka,file",
+            "signal.kafka.bootstrap.servers": h.bootstrap,
+            "signal.kafka.groupId": f"{name}-group",
+            "signal.file": str(signal_file),
+            "signal.poll.interval.ms": "300",
+        },
+    )
+    async with connector(h, name, config):
+        await h.task_state(name, "RUNNING")
+        await asyncio.sleep(2)
+        # bad signals first: logged and dropped, the task keeps running
+        await signal(h, sig, "bad-1", "execute-snapshot", "{not json")
+        await signal(h, sig, "bad-2", "no-such-action", {})
+        await signal(h, sig, "bad-3", "stop-snapshot", {"type": "incremental"})
+        producer = Producer({"bootstrap.servers": h.bootstrap})
+        wrong = json.dumps({"id": "k0", "type": "execute-snapshot", "data": {"data-collections": [f"{name}.more"]}})
+        producer.produce(signal_topic, key="someone-else", value=wrong)  # another connector's: ignored
+        good = json.dumps({"id": "k1", "type": "execute-snapshot", "data": {"data-collections": [items]}})
+        producer.produce(signal_topic, key=name, value=good)
+        producer.flush(30)
+        got = await h.records(f"{name}.{items}", 40, timeout=60)
+        assert sorted(_reads(got)) == list(range(1, 41))
+        await asyncio.sleep(1)
+        assert await h.read(f"{name}.{name}.more") == [], "a signal keyed for another connector was processed"
+        signal_file.write_text(
+            json.dumps({"id": "f1", "type": "execute-snapshot", "data": {"data-collections": [f"{name}.more"]}}) + "\n"
+        )
+        more = await h.records(f"{name}.{name}.more", 7, timeout=60)
+        assert sorted(_reads(more)) == list(range(1, 8))
+        assert signal_file.read_text() == "", "the file channel empties the file once read"
+        assert (await h.status(name))["tasks"][0]["state"] == "RUNNING"
+
+
+async def test_a_table_added_to_the_include_list_is_snapshotted_by_signal(h: Harness) -> None:
+    name = h.name()
+    items, sig = await setup(h, name, 5)
+    await h.sql(f"CREATE TABLE {name}.late (id int PRIMARY KEY, v text)", f"INSERT INTO {name}.late VALUES (1, 'a')")
+    base = {
+        "signal.data.collection": sig,
+        "table.include.list": items,
+        "notification.enabled.channels": "sink",
+        "notification.sink.topic.name": f"{name}.notifications",
+    }
+    config = h.config(name, name, **base)
+    async with connector(h, name, config):
+        await h.records(f"{name}.{items}", 5, timeout=30)
+        await h.reconfigure(name, {**config, "table.include.list": f"{items},{name}.late"})
+        await asyncio.sleep(3)
+        await h.task_state(name, "RUNNING")
+        await h.sql(f"INSERT INTO {name}.late VALUES (2, 'b')")  # streamed: the table is captured now
+        await signal(h, sig, "add-1", "execute-snapshot", {"data-collections": [f"{name}.late"]})
+        got = [payload(r) for r in await h.records(f"{name}.{name}.late", 3, timeout=60)]
+        assert [(p["op"], p["after"]["id"]) for p in got] == [("c", 2), ("r", 1), ("r", 2)]
