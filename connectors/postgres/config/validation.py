@@ -19,10 +19,10 @@ from connectors.postgres.config.entries import (
     parse_key_columns,
     parse_replica_identity_rules,
 )
-from connectors.relational.signaling_config import NOTIFICATION_CHANNELS, SIGNAL_CHANNELS
 from connectors.postgres.config.keys import POSTGRES_CONFIG_DEF
 from connectors.postgres.config.modes import DEPRECATED_ALIASES, ENUM_VALUES, SNAPSHOT_MODE_ALIASES
 from connectors.relational.column_mappers import parse_rule
+from connectors.relational.signaling_config import NOTIFICATION_CHANNELS, SIGNAL_CHANNELS
 
 log = logging.getLogger(__name__)
 

@@ -226,7 +226,9 @@ async def test_kafka_and_file_channels_and_bad_signals(h: Harness, tmp_path: Any
 
     name = h.name()
     items, sig = await setup(h, name, 40)
-    await h.sql(f"CREATE TABLE {name}.more (id int PRIMARY KEY)", f"INSERT INTO {name}.more SELECT generate_series(1, 7)")
+    await h.sql(
+        f"CREATE TABLE {name}.more (id int PRIMARY KEY)", f"INSERT INTO {name}.more SELECT generate_series(1, 7)"
+    )
     signal_topic = f"{name}-signal"
     admin = AdminClient({"bootstrap.servers": h.bootstrap})
     for future in admin.create_topics([NewTopic(signal_topic, 1, 1)]).values():

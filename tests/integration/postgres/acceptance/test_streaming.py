@@ -865,7 +865,8 @@ async def test_kill_9_during_an_incremental_snapshot_resumes_from_the_stored_chu
         await asyncio.to_thread(_wait_healthy, first, port)
         await until(cap.slot_streaming, 30, "streaming started")
         await cap.tx(
-            "INSERT INTO public.dbz_signal VALUES ('s1', 'execute-snapshot', '{\"data-collections\": [\"public.items\"]}')"
+            "INSERT INTO public.dbz_signal VALUES"
+            " ('s1', 'execute-snapshot', '{\"data-collections\": [\"public.items\"]}')"
         )
 
         async def some() -> bool:
