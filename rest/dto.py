@@ -334,3 +334,37 @@ def logger_level_request(body: Any) -> str:
     if level.upper() not in LOG_LEVELS:
         raise RestError(404, f"invalid log level '{level}'.")
     return level.upper()
+
+
+# -- signals (our extension, not Connect's) ----------------------------------------------------------------
+SIGNAL_FIELDS: Final = ("id", "type", "data")
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class SignalRequest:
+    id: str
+    type: str
+    data: str | None  # JSON text, as a signal's `data` column holds it
+
+
+def _text(value: Any) -> bool:
+    return isinstance(value, str) and not isinstance(value, JsonNumber)
+
+
+def signal_request(body: Any) -> SignalRequest:
+    """POST /connectors/{name}/signals: {"id": "…", "type": "…", "data": {…} | "<JSON text>" | null}; 400 for
+    anything else. An object `data` becomes its compact JSON text."""
+    if not isinstance(body, dict):
+        raise RestError(400, 'A signal is a JSON object: {"id": "...", "type": "...", "data": {...}}')
+    unknown = [k for k in body if k not in SIGNAL_FIELDS]
+    if unknown:
+        raise RestError(400, f"Unknown field '{unknown[0]}' in the signal: it has only id, type and data")
+    for key in ("id", "type"):
+        if not _text(body.get(key)):
+            raise RestError(400, f"The signal's '{key}' must be given as a string")
+    data = body.get("data")
+    if isinstance(data, dict):
+        data = json.dumps(_plain(data), separators=(",", ":"), ensure_ascii=False)
+    elif data is not None and not _text(data):
+        raise RestError(400, "The signal's 'data' must be a JSON object or a string holding JSON")
+    return SignalRequest(body["id"], body["type"], data)

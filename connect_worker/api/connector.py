@@ -79,6 +79,12 @@ class SourceTask(abc.ABC):
     @abc.abstractmethod
     async def stop(self) -> None: ...
 
+    def submit_signal(self, signal_id: str, kind: str, data: str | None) -> None:
+        """A signal sent to this task through the worker's REST API (our stand-in for Debezium's JMX signal
+        channel); `data` is JSON text or None. Must not block. PermissionError (its message is the answer)
+        when the task does not take signals this way; ConflictError when it cannot take one yet."""
+        raise PermissionError("signals are not supported by this connector")
+
     def version(self) -> str:
         return "undefined"
 

@@ -308,6 +308,13 @@ class Herder(abc.ABC):
     @abc.abstractmethod
     async def reset_connector_active_topics(self, name: str) -> None: ...
 
+    # -- signals (our extension: Debezium's JMX signal channel over REST) ------------------------------------
+    @abc.abstractmethod
+    async def submit_signal(self, name: str, signal_id: str, kind: str, data: str | None) -> None:
+        """Hand the signal to every task of the connector that runs in this worker. NotFoundError when there is no
+        such connector, ConflictError when none of its tasks runs here, BadRequestError (the task's message) when
+        its tasks do not take signals over REST."""
+
     # -- offsets (KIP-875) --------------------------------------------------------------------------
     @abc.abstractmethod
     async def connector_offsets(self, name: str) -> list[ConnectorOffset]: ...

@@ -49,6 +49,9 @@ class WorkerControl(Protocol):
 
     def resume_tasks(self, name: str) -> None: ...
 
+    def submit_signal(self, name: str, signal_id: str, kind: str, data: str | None) -> int:
+        """Hand a signal to the connector's tasks that run; how many took it (raises what a task raised)."""
+
     async def alter_offsets(self, config: Mapping[str, str | None], offsets: Mapping[Any, Any]) -> bool:
         """SourceConnector.alter_offsets of a new, unstarted connector of this config."""
 

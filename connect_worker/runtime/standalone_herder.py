@@ -8,7 +8,7 @@ import asyncio
 import logging
 from collections.abc import Iterable, Mapping
 
-from connect_worker.api import AlreadyExistsError, BadRequestError, NotFoundError, PluginType
+from connect_worker.api import AlreadyExistsError, BadRequestError, ConflictError, NotFoundError, PluginType
 from connect_worker.api.javacompat import java_hashmap_order
 from connect_worker.runtime.abstract_herder import AbstractHerder
 from connect_worker.runtime.background import BackgroundTasks
@@ -363,6 +363,17 @@ class StandaloneHerder(AbstractHerder):
     async def reset_connector_active_topics(self, name: str) -> None:
         self._get(name)
         self._statuses.reset_topics(name)
+
+    # -- signals -------------------------------------------------------------------------------------
+    async def submit_signal(self, name: str, signal_id: str, kind: str, data: str | None) -> None:
+        self._get(name)
+        try:
+            taken = self._worker.submit_signal(name, signal_id, kind, data)
+        except PermissionError as e:
+            raise BadRequestError(str(e)) from None
+        if not taken:
+            raise ConflictError(f"Connector {name} has no running task in this worker")
+        log.info("signal %s (%s) handed to %d task(s) of connector %s", signal_id, kind, taken, name)
 
     # -- offsets -------------------------------------------------------------------------------------
     async def connector_offsets(self, name: str) -> list[ConnectorOffset]:

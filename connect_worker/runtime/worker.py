@@ -278,5 +278,14 @@ class Worker:
         for t in self.tasks(name).values():
             t.resume()
 
+    def submit_signal(self, name: str, signal_id: str, kind: str, data: str | None) -> int:
+        """Hand a signal to each of the connector's tasks that has not failed (SourceTask.submit_signal, our
+        stand-in for Debezium's per-task JMX signal channel); how many took it. Raises what a task raised."""
+        running = [t for t in self.tasks(name).values() if not t.failed]
+        for t in running:
+            with log_context(name, t.id.task):
+                t.task.submit_signal(signal_id, kind, data)
+        return len(running)
+
 
 __all__ = ["ConnectorCallbacks", "ProducerFactory", "TransformFactory", "Worker", "present"]

@@ -16,10 +16,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Generic, Protocol, TypeVar
 
 from connect_worker.api import SourceRecord, SourceTask
+from connect_worker.api.errors import ConflictError
 from connect_worker.api.metrics import task_metrics
 from connectors.relational.common_config import CommonConnectorConfig
 from connectors.relational.coordinator import ChangeEventSourceCoordinator, ChangeEventSources
 from connectors.relational.pipeline import Flavor, Pipeline
+from connectors.relational.signaling import Signaling
+from connectors.relational.signals import SignalRecord
 
 log = logging.getLogger(__name__)
 
@@ -79,6 +82,24 @@ class RelationalSourceTask(SourceTask, Generic[C]):
     async def offsets_flushed(self, offsets: Sequence[tuple[Mapping[str, Any], Mapping[str, Any]]]) -> None:
         if self._sources is not None:
             await self._sources.offsets_flushed(offsets)
+
+    def submit_signal(self, signal_id: str, kind: str, data: str | None) -> None:
+        """A signal from the worker's REST endpoint, for the ``jmx``/``rest`` channel of the sources' signaling."""
+        sources = self._sources
+        if sources is None:
+            raise ConflictError("The connector's task is still starting; try again shortly")
+        if not hasattr(sources, "signaling"):
+            raise PermissionError("signals are not supported by this connector")
+        signaling: Signaling | None = sources.signaling
+        if signaling is None:
+            raise PermissionError(
+                "signals are not configured for this connector: set signal.enabled.channels to include 'jmx' "
+                "(or 'rest')"
+            )
+        if signaling.in_process is None and {"jmx", "rest"} & set(signaling.settings.channels):
+            # the channel opens when streaming starts (after any initial snapshot)
+            raise ConflictError("The connector's task is not streaming yet; try again shortly")
+        signaling.submit(SignalRecord(signal_id, kind, data))
 
     async def stop(self) -> None:
         if self._runner is not None:

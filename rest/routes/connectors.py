@@ -59,6 +59,7 @@ class ConnectorsResource:
         table.add(c + "/offsets", self.get_offsets, ["GET"])
         table.add(c + "/offsets", self.alter_offsets, ["PATCH"])
         table.add(c + "/offsets", self.reset_offsets, ["DELETE"])
+        table.add(c + "/signals", self.submit_signal, ["POST"])  # our extension (Debezium's JMX signal)
         return table.routes
 
     # -- helpers --------------------------------------------------------------------------------------
@@ -200,3 +201,14 @@ class ConnectorsResource:
     async def reset_offsets(self, request: Request) -> Response:
         message = await self.herder.reset_connector_offsets(path_param(request, "connector"))
         return json_response({"message": message})
+
+    # -- signals (our extension) ---------------------------------------------------------------------------
+    async def submit_signal(self, request: Request) -> Response:
+        name = path_param(request, "connector")
+        try:
+            body = await read_json(request)
+        except RestError as e:  # malformed JSON: Connect's endpoints answer 500; this one is ours
+            raise RestError(400, e.message) from None
+        signal = dto.signal_request(body)
+        await self.herder.submit_signal(name, signal.id, signal.type, signal.data)
+        return json_response({"id": signal.id, "type": signal.type}, 202)

@@ -190,6 +190,13 @@ class FakeTask:
         self.paused = False
         self.failed = False
         self.stopped = False
+        self.signals: list[tuple[str, str, str | None]] = []  # what submit_signal was handed
+        self.signal_error: BaseException | None = None  # raised by submit_signal instead
+
+    def submit_signal(self, signal_id: str, kind: str, data: str | None) -> None:
+        if self.signal_error is not None:
+            raise self.signal_error
+        self.signals.append((signal_id, kind, data))
 
     def start(self, *, paused: bool) -> None:
         self.paused = paused
@@ -305,6 +312,12 @@ class FakeWorker:
     def resume_tasks(self, name: str) -> None:
         for task in self.tasks(name).values():
             task.resume()
+
+    def submit_signal(self, name: str, signal_id: str, kind: str, data: str | None) -> int:
+        running = [t for t in self.tasks(name).values() if not t.failed]
+        for task in running:
+            task.submit_signal(signal_id, kind, data)
+        return len(running)
 
     # -- what tests make happen --------------------------------------------------------------------------
     def fail_task(self, task_id: ConnectorTaskId, trace: str) -> None:
