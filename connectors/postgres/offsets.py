@@ -39,10 +39,11 @@ class StoredPosition:
         if not offset:
             return None
         snap = offset.get("snapshot")
-        # an initial or blocking snapshot in progress (an incremental one is a streaming position)
+        # an initial snapshot in progress (incremental and blocking ones are streaming positions: Debezium's
+        # isInitialSnapshotRunning, and `true` from pre-3.x offsets)
         in_snapshot = (
             snap is not None
-            and str(snap).lower() not in ("false", "", "incremental")
+            and str(snap).lower() in ("initial", "true")
             and offset.get("snapshot_completed") not in (True, "true")
         )
         lsn = _int(offset.get("lsn"))

@@ -126,6 +126,7 @@ async def run_snapshot(
     settings: SnapshotSettings,
     connect: Connect | None = None,
     progress: SnapshotProgress | None = None,
+    position: StreamPosition | None = None,
 ) -> SnapshotResult:
     """Read every table and emit its rows; the caller commits nothing: offsets travel with the records.
 
@@ -151,12 +152,32 @@ async def run_snapshot(
                 sources = await _parallel_sources(conn, reads, exported_snapshot, settings, connect, stack)
             else:
                 sources = [[functools.partial(copy_text_rows, conn, statement)] for _, _, statement, _ in reads]
-            result = await _emit(reads, sources, lsn, tx_id, records, source, topic_for, queue, settings, progress)
+            result = await _emit(
+                reads, sources, lsn, tx_id, records, source, topic_for, queue, settings, progress, position
+            )
         await conn.execute("COMMIT")
         return result
     except BaseException:
         await conn.execute("ROLLBACK")
         raise
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class StreamPosition:
+    """A blocking snapshot's records carry the paused stream's position instead of the snapshot's own LSN:
+    its offset (with ``snapshot: BLOCKING``) and, in the `source` block, its txId, LSN and last commit."""
+
+    offset: Mapping[str, Any]
+    tx_id: int | None
+    lsn: int | None
+    last_commit_lsn: int | None
+
+    def row_offset(self, ts_usec: int, *, last: bool) -> dict[str, Any]:
+        out = dict(self.offset)
+        out.update(
+            {"ts_usec": ts_usec, "snapshot": "BLOCKING", "last_snapshot_record": last, "snapshot_completed": last}
+        )
+        return out
 
 
 class SnapshotProgress(Protocol):
@@ -230,6 +251,7 @@ async def _emit(
     queue: ChangeEventQueue,
     settings: SnapshotSettings,
     progress: SnapshotProgress | None = None,
+    position: StreamPosition | None = None,
 ) -> SnapshotResult:
     """Every row as an `op=r` record, in table order, each table's batches in the order of its sources."""
     # the row read last, kept until the next one shows whether it ends its table or the snapshot:
@@ -243,7 +265,11 @@ async def _emit(
     offer = queue.offer
     time_ns = time.time_ns
     # what every row shares: the offset but for its time (all rows but the snapshot's last one)
-    row_offset = snapshot_offset(lsn=lsn, tx_id=tx_id, ts_usec=0, last=False)
+    row_offset = (
+        snapshot_offset(lsn=lsn, tx_id=tx_id, ts_usec=0, last=False)
+        if position is None
+        else position.row_offset(0, last=False)
+    )
 
     def take(last: bool) -> tuple[SourceRecord, int]:
         """The pending row's record (its offset says whether it is the last of the snapshot)."""
@@ -265,7 +291,11 @@ async def _emit(
             mark = "true"
         now_us = time_ns() // 1000
         if last:
-            offset = snapshot_offset(lsn=lsn, tx_id=tx_id, ts_usec=now_us, last=True)
+            offset = (
+                snapshot_offset(lsn=lsn, tx_id=tx_id, ts_usec=now_us, last=True)
+                if position is None
+                else position.row_offset(now_us, last=True)
+            )
         else:
             offset = row_offset.copy()
             offset["ts_usec"] = now_us
@@ -276,7 +306,17 @@ async def _emit(
         key_of = ts.key_from_value
         topic = topic_for(ts.id)
         # the table's source block but for the read time and the mark, made once
-        template = source.snapshot_template(schema=ts.id.schema, table=ts.id.table, tx_id=tx_id, lsn=lsn)
+        template = (
+            source.snapshot_template(schema=ts.id.schema, table=ts.id.table, tx_id=tx_id, lsn=lsn)
+            if position is None
+            else source.snapshot_template(
+                schema=ts.id.schema,
+                table=ts.id.table,
+                tx_id=position.tx_id,
+                lsn=position.lsn,
+                last_commit_lsn=position.last_commit_lsn,
+            )
+        )
         row_index = 0
         if progress is not None:
             await progress.table_started(str(ts.id), {**row_offset, "ts_usec": time_ns() // 1000})

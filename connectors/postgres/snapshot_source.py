@@ -19,7 +19,7 @@ import psycopg
 
 from connectors.postgres.config import PostgresConnectorConfig, SnapshotLockingMode, SnapshotQueryMode
 from connectors.postgres.offsets import StoredPosition, snapshot_offset
-from connectors.postgres.snapshot import SnapshotSettings, run_snapshot
+from connectors.postgres.snapshot import SnapshotSettings, StreamPosition, run_snapshot
 from connectors.postgres.snapshot_chunks import Snapshot
 from connectors.postgres.source_info import SourceInfo
 from connectors.relational.filters import RegexList, capture_order
@@ -131,6 +131,59 @@ class PostgresSnapshotSource:
         """No snapshot runs in this start (Debezium's SKIPPED notification)."""
         if self._notifications is not None and self._notifications.enabled:
             await InitialSnapshotNotifier(self._notifications, [], []).skipped(self._previous_offset)
+
+    async def run_blocking(
+        self,
+        schemas: Mapping[TableId, TableSchema],
+        overrides: Mapping[TableId, str],
+        position: StreamPosition,
+    ) -> None:
+        """A blocking snapshot of these tables (Debezium's getBlockingSnapshottingTask): in capture order, the
+        signal table left out, each ``additional-conditions`` entry a SELECT override; its own transaction."""
+        config = self._config
+        signal_tables = config.signaling.data_collections
+        order = capture_order(schemas, config.table_include_list)
+        included = [t for t in order if t not in signal_tables]
+        notifier = (
+            # the captured tables are the requested ones only (the signal table is not among them)
+            InitialSnapshotNotifier(self._notifications, [str(t) for t in order], [str(t) for t in included])
+            if self._notifications is not None and self._notifications.enabled
+            else None
+        )
+        settings = dataclasses.replace(
+            self._settings(), select_overrides={**self._select_overrides(), **overrides}, max_threads=1
+        )
+        self._metrics.started([str(t) for t in included])
+        if notifier is not None:
+            await notifier.started(position.offset)
+        conn = await self._connect()
+        try:
+            result = await run_snapshot(
+                conn,
+                [schemas[t] for t in included],
+                exported_snapshot=None,
+                consistent_lsn=None,
+                records=self._pipeline.records,
+                source=self._source_info,
+                topic_for=self._pipeline.naming.data_change_topic,
+                queue=self._pipeline.queue,
+                settings=settings,
+                progress=notifier,
+                position=position,
+            )
+        except BaseException:
+            self._metrics.aborted_now()
+            if notifier is not None:
+                with contextlib.suppress(Exception):
+                    await notifier.aborted(position.row_offset(time.time_ns() // 1000, last=False))
+            raise
+        finally:
+            with contextlib.suppress(Exception):
+                await conn.close()
+        self._metrics.seen.inc(result.records)
+        self._metrics.completed()
+        if notifier is not None:
+            await notifier.completed(position.row_offset(time.time_ns() // 1000, last=True))
 
     def _settings(self) -> SnapshotSettings:
         config = self._config

@@ -61,9 +61,18 @@ class SnapshotSourceTemplate:
 
     __slots__ = ("_head", "_tail")
 
-    def __init__(self, name: str, db: str, schema: str, table: str, tx_id: int, lsn: int) -> None:
+    def __init__(
+        self,
+        name: str,
+        db: str,
+        schema: str,
+        table: str,
+        tx_id: int | None,
+        lsn: int | None,
+        last_commit_lsn: int | None = None,
+    ) -> None:
         self._head = (DEBEZIUM_VERSION, CONNECTOR_NAME, name)
-        self._tail = (db, sequence_text(None, lsn), schema, table, tx_id, lsn)
+        self._tail = (db, sequence_text(last_commit_lsn, lsn), schema, table, tx_id, lsn)
 
     def at(self, ts_us: int, mark: str) -> Struct:
         """The block of a row read at `ts_us` (equal to `SourceInfo.struct` with these fields)."""
@@ -115,9 +124,12 @@ class SourceInfo:
         head = (DEBEZIUM_VERSION, CONNECTOR_NAME, self._name, times[1], None, self._db)
         return SourceTemplate(head, (times[0], times[2], schema, table, tx_id), last_commit_lsn)
 
-    def snapshot_template(self, *, schema: str, table: str, tx_id: int, lsn: int) -> SnapshotSourceTemplate:
-        """What `struct` gives for a snapshot row of this table, made once per table."""
-        return SnapshotSourceTemplate(self._name, self._db, schema, table, tx_id, lsn)
+    def snapshot_template(
+        self, *, schema: str, table: str, tx_id: int | None, lsn: int | None, last_commit_lsn: int | None = None
+    ) -> SnapshotSourceTemplate:
+        """What `struct` gives for a snapshot row of this table, made once per table (a blocking snapshot's rows
+        carry the paused stream's txId, LSN and last commit)."""
+        return SnapshotSourceTemplate(self._name, self._db, schema, table, tx_id, lsn, last_commit_lsn)
 
     def incremental_struct(
         self, *, ts_us: int, schema: str, table: str, lsn: int | None, last_commit_lsn: int | None

@@ -18,6 +18,7 @@ from typing import Any
 import psycopg
 
 from connect_worker.api import RetriableError
+from connect_worker.api.java_regex import java_regex
 from connectors.postgres import catalog
 from connectors.postgres.config import LogicalDecoder, LsnFlushMode, PostgresConnectorConfig, conninfo
 from connectors.postgres.incremental_chunks import PostgresChunkSource
@@ -28,6 +29,7 @@ from connectors.postgres.protocol import pgoutput as pg
 from connectors.postgres.publication import apply_replica_identities, ensure_publication
 from connectors.postgres.replication import ReplicationConnection, ReplicationStream, SnapshotAction
 from connectors.postgres.slot import drop_slot_on_stop, ensure_slot, output_plugin, retry_slot_operation
+from connectors.postgres.snapshot import StreamPosition
 from connectors.postgres.snapshot_chunks import HybridTimeSnapshot, Snapshot
 from connectors.postgres.snapshot_source import PostgresSnapshotSource
 from connectors.postgres.snapshotter import check_stored_position, snapshotter_for
@@ -112,6 +114,9 @@ class PostgresSources:
         self._missing_tables: set[TableId] = set()  # decoderbufs: tables the catalog did not have
         self._channels: asyncio.Task[None] | None = None  # polls the signal channels other than the table
         self._snapshotted = False  # a snapshot completed in this run (what incremental offsets say)
+        self._source: StreamingChangeSource | None = None  # the current attempt's stream
+        if self._signaling is not None:
+            self._signaling.blocking_runner = self._blocking_snapshot
 
     def _new_signaling(self, stored_offset: Mapping[str, Any] | None) -> Signaling | None:
         """Signals, incremental snapshots and notifications, when any is configured."""
@@ -350,6 +355,30 @@ class PostgresSources:
                 await signaling.incremental.start(resumed=resumed)
         return signaling.lock
 
+    async def _blocking_snapshot(self, collections: Sequence[str], conditions: Sequence[tuple[str, str]]) -> None:
+        """execute-snapshot (blocking): the named tables snapshotted as the initial snapshot does, while the stream
+        waits (the caller holds the signal lock), then streaming goes on from where it paused. The records carry
+        the stream's position with ``snapshot: BLOCKING``; ``additional-conditions`` are whole SELECT statements."""
+        source = self._source
+        if source is None:
+            raise RuntimeError("a blocking snapshot needs a running stream")
+        known = self._pipeline.tables_by_id
+        patterns = [java_regex(c, case_insensitive=True) for c in collections]
+        wanted = [t for t in known if any(p.fullmatch(str(t)) for p in patterns)]
+        overrides: dict[TableId, str] = {}
+        for name, statement in conditions:
+            with contextlib.suppress(ValueError):
+                overrides[TableId.parse(name)] = statement
+        offset, tx_id, lsn, last_commit = source.stream_position()
+        log.info("Starting blocking snapshot of %s", [str(t) for t in wanted])
+        await self._snapshot.run_blocking(
+            {t: self._schemas.get(t) or TableSchema(known[t], self._pipeline.builder) for t in wanted},
+            overrides,
+            StreamPosition(offset, tx_id, lsn, last_commit),
+        )
+        source.snapshot_done()
+        log.info("Blocking snapshot completed, streaming resumes")
+
     async def _heartbeat_action(self) -> None:
         """heartbeat.action.query after each heartbeat: a server shutting down ends the stream, a server in
         recovery is a retriable failure, other failures are logged."""
@@ -423,6 +452,7 @@ class PostgresSources:
             signaling=self._signaling,
             snapshot_flags=self._snapshot_flags(),
         )
+        self._source = source
         lock = await self._start_signaling(resumed)
         adapter = None
         if config.plugin_name is LogicalDecoder.DECODERBUFS:

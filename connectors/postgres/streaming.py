@@ -473,6 +473,27 @@ class StreamingChangeSource:
         self._row(lsn, msg, signal_done=True)
         if self._overflow:
             await self._wait_for_room()
+        await signaling.run_pending_blocking()  # streaming pauses after the signal's own event
+
+    def stream_position(self) -> tuple[dict[str, Any], int | None, int | None, int | None]:
+        """Where the stream is: its offset without incremental-snapshot keys, txId, LSN, last commit LSN."""
+        offset = {
+            k: v
+            for k, v in (self.last_offset or {}).items()
+            if not k.startswith(("incremental_snapshot_", "transaction_"))
+        }
+        lsn = offset.get("lsn")
+        tx_id = offset.get("txId")
+        return (
+            offset,
+            tx_id if isinstance(tx_id, int) else None,
+            lsn if isinstance(lsn, int) else None,
+            (self.last_commit_lsn),
+        )
+
+    def snapshot_done(self) -> None:
+        """A blocking snapshot completed: later incremental records' offsets say so (Debezium's context)."""
+        self._snapshot_flags = (True, True)
 
     async def emit_window(self, table: PreparedTable, rows: Sequence[WindowRow]) -> None:
         """An incremental snapshot's window as READ records at the stream's position (Debezium's

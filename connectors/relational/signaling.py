@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from connectors.relational.incremental_context import IncrementalSnapshotContext
@@ -44,7 +44,6 @@ class Signaling:
         stored_offset: Mapping[str, Any] | None,
         chunk_source: ChunkSource,
         metrics: SnapshotMetrics,
-        blocking: BlockingSnapshot | None = None,
     ) -> None:
         self.settings = settings
         self.lock = asyncio.Lock()
@@ -62,7 +61,12 @@ class Signaling:
             self.incremental = IncrementalSnapshot(
                 self.context, settings, chunk_source, self.notifications, metrics, self.offset
             )
-        self.processor = SignalProcessor(incremental=self.incremental, blocking=blocking, current_offset=self.offset)
+        #: runs a blocking snapshot (set by the connector's sources; None: not supported)
+        self.blocking_runner: BlockingSnapshot | None = None
+        self._blocking: list[tuple[list[str], list[tuple[str, str]]]] = []
+        self.processor = SignalProcessor(
+            incremental=self.incremental, blocking=self._request_blocking, current_offset=self.offset
+        )
         self._connector = connector_name
         self._wake = asyncio.Event()
         self.in_process: InProcessSignalChannel | None = None
@@ -86,6 +90,24 @@ class Signaling:
         """A signal-table row seen in the stream (the caller holds the lock)."""
         if self.source_enabled:
             await self.processor.process(signal)
+
+    async def _request_blocking(self, collections: Sequence[str], conditions: Sequence[tuple[str, str]]) -> None:
+        """execute-snapshot (blocking): run once the current message is handled (:meth:`run_pending_blocking`), as
+        Debezium's streaming pauses after the message that carried the signal."""
+        if self.blocking_runner is None:
+            raise RuntimeError("Blocking snapshots are not supported by this connector")
+        self._blocking.append((list(collections), list(conditions)))
+
+    async def run_pending_blocking(self) -> None:
+        """Run the blocking snapshots signals asked for (the caller holds the lock: streaming is paused)."""
+        while self._blocking and self.blocking_runner is not None:
+            collections, conditions = self._blocking.pop(0)
+            try:
+                await self.blocking_runner(collections, conditions)
+            except asyncio.CancelledError:
+                raise
+            except Exception as e:
+                log.warning("Error while executing requested blocking snapshot.", exc_info=e)
 
     def submit(self, signal: SignalRecord) -> None:
         """A signal from the worker's REST endpoint; refused when neither ``jmx`` nor ``rest`` is enabled."""
@@ -123,6 +145,7 @@ class Signaling:
                 for signal in signals:
                     async with self.lock:
                         await self.processor.process(signal)
+                        await self.run_pending_blocking()
             self._wake.clear()
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), interval)

@@ -127,6 +127,43 @@ SCENARIOS = [
         ],
     ),
 ]
+SCENARIOS.append(
+    # a blocking snapshot: streaming pauses, the tables are read as the initial snapshot reads them (one with a
+    # whole SELECT as its condition), streaming goes on
+    Scenario(
+        name="blocking",
+        tables=["public.blk_a", "public.blk_b"],
+        setup=[
+            SIGNAL_DDL,
+            "CREATE TABLE public.blk_a (id int PRIMARY KEY, v text)",
+            "INSERT INTO public.blk_a SELECT g, 'a' || g FROM generate_series(1, 20) g",
+            "CREATE TABLE public.blk_b (id bigint PRIMARY KEY, n numeric)",
+            "INSERT INTO public.blk_b SELECT g, g / 3.0 FROM generate_series(1, 10) g",
+        ],
+        snapshot_records=30,
+        config=_config(),
+        transactions=[
+            ["INSERT INTO public.blk_a VALUES (21, 'streamed')", "UPDATE public.blk_b SET n = 0 WHERE id = 1"],
+            [SYNC],
+            [
+                _signal(
+                    "blk-1",
+                    "execute-snapshot",
+                    {
+                        "type": "blocking",
+                        "data-collections": ["public.blk_.*"],
+                        "additional-conditions": [
+                            {"data-collection": "public.blk_b", "filter": "SELECT * FROM public.blk_b WHERE id > 5"}
+                        ],
+                    },
+                )
+            ],
+            [_settle(5)],
+            [SYNC],
+            ["INSERT INTO public.blk_a VALUES (22, 'after')", "DELETE FROM public.blk_b WHERE id = 2"],
+        ],
+    )
+)
 NAMES = [s.name for s in SCENARIOS]
 
 
