@@ -99,7 +99,7 @@ class SnapshotSourceTemplate:
 
 
 _of = Struct.of
-_LSN_INDEX: Final = [f.name for f in SOURCE_SCHEMA.fields].index("lsn")
+_LSN_INDEXES: dict[int, int] = {}  # a source schema's id → the index of its `lsn` field
 
 
 class SourceInfo:
@@ -145,9 +145,13 @@ class SourceInfo:
             last_commit_lsn=last_commit_lsn,
             snapshot="incremental",
         )
+        schema_ = block.schema
+        index = _LSN_INDEXES.get(id(schema_))
+        if index is None:  # the connector's own source schema (YugabyteDB's differs)
+            index = _LSN_INDEXES[id(schema_)] = [f.name for f in schema_.fields].index("lsn")
         values = list(block.values)
-        values[_LSN_INDEX] = None
-        return Struct.of(SOURCE_SCHEMA, values)
+        values[index] = None
+        return Struct.of(schema_, values)
 
     def struct(
         self,

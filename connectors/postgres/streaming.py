@@ -457,11 +457,11 @@ class StreamingChangeSource:
         kind = msg.__class__
         signal = None
         if kind is pg.Insert:
-            signal = signal_from_row(rel.value_fn(msg.new).values)
+            signal = signal_from_row(_plain(rel.value_fn(msg.new).values))
             message_type = "INSERT"
         elif kind is pg.Delete and signaling.settings.watermarking.value == "insert_delete":
             old = msg.old if msg.old is not None else msg.key
-            signal = signal_from_row(rel.value_fn(old).values, deleted=True)
+            signal = signal_from_row(_plain(rel.value_fn(old).values), deleted=True)
             message_type = "DELETE"
         if signal is not None:
             self._signal_offset = self._offset(lsn, message_type)
@@ -597,6 +597,11 @@ class StreamingChangeSource:
         return self._with_incremental(
             streaming_offset(lsn=lsn, lsn_commit=lsn, tx_id=None, ts_usec=self._commit_us, message_type="MESSAGE")
         )
+
+
+def _plain(values: tuple[Any, ...]) -> tuple[Any, ...]:
+    """A row's values with YugabyteDB's cells (`{value, set}` structs) unwrapped."""
+    return tuple(v.values[0] if isinstance(v, Struct) else v for v in values)
 
 
 def _java_map(offset: Mapping[str, Any]) -> str:

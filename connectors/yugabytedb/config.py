@@ -10,7 +10,8 @@ What differs from the PostgreSQL connector (spec yugabytedb.md §1.2, §2.2, §5
 * ``transaction.topic`` is accepted for ``topic.transaction`` (the latter wins when both are set).
 * Parallel streaming (``streaming.mode=parallel`` with ``slot.names``, ``publication.names``, ``slot.ranges``
   and ``primary.key.hash.columns``) is not built yet and is refused with that reason, rather than run as one
-  task; signals (``signal.data.collection``) are not documented for YugabyteDB and are refused too.
+  task. Signals, incremental and blocking snapshots and notifications are the PostgreSQL connector's (YugabyteDB's
+  Debezium fork inherits them unchanged from Debezium's PostgreSQL connector).
 """
 
 from __future__ import annotations
@@ -127,8 +128,6 @@ def _translate(props: Mapping[str, Any]) -> _Translated:
         errors["streaming.mode"] = [
             "streaming.mode=parallel (YugabyteDB's tech preview) is not supported by this worker yet; use 'default'"
         ]
-    if _text(props, "signal.data.collection") is not None:
-        errors["signal.data.collection"] = ["Signals are not supported by the YugabyteDB connector"]
     lsn_type = (_text(props, "slot.lsn.type") or "SEQUENCE").upper()
     if lsn_type not in LSN_TYPES:
         errors["slot.lsn.type"] = [f"Value must be one of {', '.join(LSN_TYPES)}"]

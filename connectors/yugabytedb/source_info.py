@@ -48,9 +48,18 @@ class _SnapshotTemplate:
 
     __slots__ = ("_head", "_tail")
 
-    def __init__(self, name: str, db: str, schema: str, table: str, tx_id: int, lsn: int) -> None:
+    def __init__(
+        self,
+        name: str,
+        db: str,
+        schema: str,
+        table: str,
+        tx_id: int | None,
+        lsn: int | None,
+        last_commit_lsn: int | None = None,
+    ) -> None:
         self._head = (YB_DEBEZIUM_VERSION, CONNECTOR_NAME, name)
-        self._tail = (db, sequence_text(None, lsn), schema, table, tx_id, lsn, None)
+        self._tail = (db, sequence_text(last_commit_lsn, lsn), schema, table, tx_id, lsn, None)
 
     def at(self, ts_us: int, mark: str) -> Struct:
         return _of(YB_SOURCE_SCHEMA, (*self._head, ts_us // 1000, mark, *self._tail))
@@ -68,9 +77,9 @@ class YugabyteSourceInfo(SourceInfo):
         return _StreamTemplate(head, (schema, table, tx_id), last_commit_lsn)
 
     def snapshot_template(  # type: ignore[override]
-        self, *, schema: str, table: str, tx_id: int, lsn: int
+        self, *, schema: str, table: str, tx_id: int | None, lsn: int | None, last_commit_lsn: int | None = None
     ) -> _SnapshotTemplate:
-        return _SnapshotTemplate(self._name, self._db, schema, table, tx_id, lsn)
+        return _SnapshotTemplate(self._name, self._db, schema, table, tx_id, lsn, last_commit_lsn)
 
     def struct(
         self,

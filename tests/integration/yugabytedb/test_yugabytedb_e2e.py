@@ -231,3 +231,43 @@ async def test_a_graceful_restart_resumes_without_gaps_or_duplicates(
     assert ids == [1001, 1, 2, 3, 4, 5, 6]
     lsns = [payload(r)["source"]["lsn"] for r in got[1:]]
     assert lsns == sorted(set(lsns))
+
+
+async def test_incremental_snapshot_by_signal_with_yboutput(
+    worker_props: dict[str, str], kafka_bootstrap: str, pg_dsn: str, unique_name: str
+) -> None:
+    """Signals and incremental snapshots are the PostgreSQL connector's (YugabyteDB's fork inherits them): the
+    signal table's cells are read as plain values, the READ records carry cells and `snapshot=incremental`."""
+    s = unique_name
+    config = yb_config(
+        s,
+        **{
+            "snapshot.mode": "never",
+            "signal.data.collection": f"{s}.dbz_signal",
+            "incremental.snapshot.chunk.size": "3",
+        },
+    )
+    async with employees(pg_dsn, s) as conn, running_worker(worker_props) as (_w, client):
+        await conn.execute(
+            f"CREATE TABLE {s}.dbz_signal (id varchar(64) PRIMARY KEY, type varchar(32), data varchar(2048))"
+        )
+        await conn.execute(f"INSERT INTO {s}.employees SELECT g, 'e' || g, 'd', NULL FROM generate_series(1, 7) g")
+        r = await client.post("/connectors", json={"name": "yb", "config": config})
+        assert r.status_code == 201, r.text
+
+        async def slot_active() -> bool:
+            cur = await conn.execute("SELECT active FROM pg_replication_slots WHERE slot_name = %s", (f"slot_{s}",))
+            row = await cur.fetchone()
+            return bool(row and row[0])
+
+        await wait_for(slot_active, 30)
+        await asyncio.sleep(1)
+        await conn.execute(
+            f"INSERT INTO {s}.dbz_signal VALUES ('yb-1', 'execute-snapshot', %s)",
+            ('{"data-collections": ["' + s + '.employees"]}',),
+        )
+        got = await records_of(kafka_bootstrap, f"{s}.{s}.employees", 8)
+        reads = [payload(r) for r in got if payload(r)["op"] == "r"]
+        assert sorted(p["after"]["employee_id"]["value"] for p in reads) == [1, 2, 3, 4, 5, 6, 7, 1001]
+        assert {p["source"]["snapshot"] for p in reads} == {"incremental"}
+        assert all(p["source"]["lsn"] is None for p in reads)

@@ -75,8 +75,13 @@ def test_parallel_streaming_is_refused_with_the_reason() -> None:
     }
 
 
-def test_signals_are_refused() -> None:
-    assert list(errors({**BASE, "signal.data.collection": "public.signals"})) == ["signal.data.collection"]
+def test_signals_are_the_postgresql_connectors() -> None:
+    """YugabyteDB's Debezium fork inherits signals and incremental snapshots from the PostgreSQL connector."""
+    props = {**BASE, "signal.data.collection": "public.signals", "incremental.snapshot.chunk.size": "7"}
+    assert errors(props) == {}
+    signaling = parse_yb_config(props).signaling
+    assert str(signaling.signal_table) == "public.signals" and signaling.chunk_size == 7
+    assert list(errors({**BASE, "signal.enabled.channels": "source,pigeon"})) == ["signal.enabled.channels"]
 
 
 def test_transaction_topic_alias() -> None:
