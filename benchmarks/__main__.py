@@ -6,6 +6,7 @@
     BENCH_PROFILE=0               skip the cProfile run of this worker
     BENCH_OUT=dir                 output folder (default benchmarks/results/<size>)
     BENCH_CONNECTOR_EXTRA=k=v,…   extra connector settings for both systems (e.g. poll.interval.ms=10)
+    BENCH_ONLY=stream,snapshot,incremental,parallel   the runs to make (default all)
 
 `python -m benchmarks report <results.json>` rewrites results.md and chart.png from a results file.
 """
@@ -38,6 +39,7 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--schemas", default=os.environ.get("BENCH_SCHEMAS", "off,on"), help="off,on")
     r.add_argument("--no-profile", action="store_true", default=os.environ.get("BENCH_PROFILE", "1") == "0")
     r.add_argument("--out", type=Path, default=Path(os.environ["BENCH_OUT"]) if os.environ.get("BENCH_OUT") else None)
+    r.add_argument("--only", default=os.environ.get("BENCH_ONLY", ""), help="stream,snapshot,incremental,parallel")
     r.add_argument("--connector-extra", default=os.environ.get("BENCH_CONNECTOR_EXTRA", ""), help="k=v,k=v")
     rep = sub.add_parser("report", help="rewrite results.md and chart.png from a results.json")
     rep.add_argument("results", type=Path)
@@ -68,6 +70,10 @@ def main(argv: list[str] | None = None) -> int:
     if not schemas:
         print("--schemas must name off and/or on", file=sys.stderr)
         return 2
+    only = frozenset(_csv(args.only)) or runner.RUNS
+    if only - runner.RUNS:
+        print(f"--only: choose from {', '.join(sorted(runner.RUNS))}", file=sys.stderr)
+        return 2
     out_dir = args.out or RESULTS / size.name
     extra = dict(kv.split("=", 1) for kv in args.connector_extra.split(",") if "=" in kv)
     plan = runner.Plan(
@@ -77,6 +83,7 @@ def main(argv: list[str] | None = None) -> int:
         profile=not args.no_profile,
         out_dir=out_dir,
         connector_extra={k.strip(): v.strip() for k, v in extra.items()},
+        only=only,
     )
     results = runner.run(plan)
     files = report.write(results, out_dir)

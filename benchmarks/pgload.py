@@ -145,3 +145,14 @@ def current_lsn(conn: PgConn) -> tuple[str, int]:
     row = conn.execute("SELECT pg_current_wal_lsn()::text, pg_current_wal_lsn() - '0/0'::pg_lsn").fetchone()
     assert row is not None
     return str(row[0]), int(str(row[1]))
+
+
+def slot_streaming(conn: PgConn, slot: str) -> bool:
+    """The slot's walsender runs START_REPLICATION (a signal inserted now reaches the connector)."""
+    row = conn.execute(
+        "SELECT r.state = 'streaming' FROM pg_replication_slots s JOIN pg_stat_replication r ON r.pid = s.active_pid"
+        " WHERE s.slot_name = %s",
+        (slot,),
+    ).fetchone()
+    conn.commit()
+    return bool(row and row[0])

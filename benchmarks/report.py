@@ -64,6 +64,11 @@ METRICS: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "rate_10k": ("Achieved insert rate @10k/s", lambda r: dig(r, "stream", "latency_10000", "achieved_rate")),
     "snap_rps": ("Snapshot rows/s", lambda r: dig(r, "snapshot", "rows_per_s")),
     "snap_mbps": ("Snapshot MB/s", lambda r: dig(r, "snapshot", "mb_per_s")),
+    "inc_rps": (
+        "Incremental snapshot rows/s, chunk 1024 (schemas off)",
+        lambda r: dig(r, "incremental", "rows_per_s"),
+    ),
+    "inc_cpu": ("Worker CPU % in that snapshot", lambda r: dig(r, "incremental", "process_cpu_pct")),
     "snap_par_rps": (
         "Snapshot rows/s, snapshot.max.threads=2 (schemas off)",
         lambda r: dig(r, "snapshot_parallel", "rows_per_s"),

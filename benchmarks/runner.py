@@ -28,7 +28,14 @@ from typing import Any
 from psycopg import sql
 
 from benchmarks import ceiling, kafkautil, pgload, profiling
-from benchmarks.settings import KAFKA_BOOTSTRAP, PARALLEL_SNAPSHOT_THREADS, PG_PORT, TXN_ROWS, Size
+from benchmarks.settings import (
+    INCREMENTAL_CHUNK,
+    KAFKA_BOOTSTRAP,
+    PARALLEL_SNAPSHOT_THREADS,
+    PG_PORT,
+    TXN_ROWS,
+    Size,
+)
 from benchmarks.workers import DebeziumProcess, OursProcess, RssSampler, Worker, compile_bytecode, proc_memory_kb
 from tests.differential.debezium import (
     STATE_DIR,
@@ -43,6 +50,9 @@ SYSTEMS = ("ceiling", "ours", "debezium")
 CONNECTOR = "bench"
 
 
+RUNS = frozenset({"stream", "snapshot", "incremental", "parallel"})
+
+
 @dataclasses.dataclass
 class Plan:
     size: Size
@@ -52,6 +62,8 @@ class Plan:
     out_dir: Path
     bootstrap: str = KAFKA_BOOTSTRAP
     connector_extra: dict[str, str] = dataclasses.field(default_factory=dict)  # applied to both connectors
+    #: which runs to make (stream, snapshot, incremental, parallel); all by default
+    only: frozenset[str] = RUNS
 
 
 @dataclasses.dataclass
@@ -368,6 +380,63 @@ def snapshot_run(ctx: Context, kind: str, schemas: bool, threads: int = 1) -> di
         wm.close()
 
 
+def incremental_run(ctx: Context, kind: str, schemas: bool) -> dict[str, Any]:
+    """An incremental snapshot of the preloaded table, asked for by a signal row once the connector streams
+    (snapshot.mode=no_data, incremental.snapshot.chunk.size=INCREMENTAL_CHUNK for both systems); rows/s from the
+    first to the last READ record."""
+    prefix = f"{ctx.token}{kind[0]}{'s' if schemas else 'n'}i"
+    topic = f"{prefix}.public.{ctx.snap_table}"
+    signal_table = f"{ctx.token}_signal"
+    rows = ctx.plan.size.snapshot_rows
+    bootstrap = ctx.plan.bootstrap
+    wm = kafkautil.Watermarks(bootstrap)
+    worker = make_worker(kind, prefix + "w", bootstrap)
+    try:
+        with running(ctx, worker, prefix, [topic, f"{prefix}.public.{signal_table}"]):
+            pid = worker.pid()
+            assert pid is not None
+            config = connector_config(ctx, prefix, ctx.snap_table, schemas)
+            config.update(
+                {
+                    "snapshot.mode": "no_data",
+                    "signal.data.collection": f"public.{signal_table}",
+                    "incremental.snapshot.chunk.size": str(INCREMENTAL_CHUNK),
+                }
+            )
+            worker.create_connector(CONNECTOR, config)
+            with pgload.connect(ctx.dbname) as conn:
+                deadline = time.monotonic() + 120
+                while not pgload.slot_streaming(conn, f"{prefix}_slot"):
+                    if time.monotonic() > deadline:
+                        raise RuntimeError(f"{kind}: the slot never streamed\n{worker.log_tail()}")
+                    time.sleep(0.2)
+                time.sleep(1.0)
+                posted = time.time()
+                with RssSampler(pid) as rss, cpu_window(pid) as cpu:
+                    conn.execute(
+                        sql.SQL("INSERT INTO {} VALUES (%s, 'execute-snapshot', %s)").format(
+                            sql.Identifier(signal_table)
+                        ),
+                        (prefix, '{"data-collections": ["public.' + ctx.snap_table + '"]}'),
+                    )
+                    conn.commit()
+                    wait_records(worker, topic, rows, wm, timeout=300 + rows / 500)
+            recs = kafkautil.read_edges(bootstrap, topic, 0, rows)
+            span = max(1, recs.append_ms[-1] - recs.append_ms[0]) / 1000.0
+            _, hwm = proc_memory_kb(pid)
+            return {
+                "rows": rows,
+                "chunk_size": INCREMENTAL_CHUNK,
+                "span_s": round(span, 3),
+                "rows_per_s": round(rows / span, 1),
+                "signal_to_last_s": round(recs.append_ms[-1] / 1000 - posted, 3),
+                "rss_peak_kb": max(hwm, rss.peak_kb),
+                **cpu,
+            }
+    finally:
+        wm.close()
+
+
 # --------------------------------------------------------------------------------------------------------------------
 # the whole run
 
@@ -444,6 +513,11 @@ def run(plan: Plan) -> dict[str, Any]:
     try:
         with pgload.connect(token) as conn:
             pgload.create_table(conn, ctx.snap_table)
+            conn.execute(
+                sql.SQL(
+                    "CREATE TABLE {} (id varchar(64) PRIMARY KEY, type varchar(32) NOT NULL, data varchar(2048))"
+                ).format(sql.Identifier(f"{token}_signal"))
+            )
             if any(s != "ceiling" for s in plan.systems):
                 log.info("loading %d snapshot rows", plan.size.snapshot_rows)
                 load_s = pgload.load(conn, ctx.snap_table, ctx.ids, plan.size.snapshot_rows, 100_000)
@@ -460,15 +534,22 @@ def run(plan: Plan) -> dict[str, Any]:
             for schemas in plan.schemas:
                 mode = _mode(schemas)
                 entry = results["runs"].setdefault(kind, {}).setdefault(mode, {})
-                log.info("%s %s: stream run", kind, mode)
-                entry["stream"] = _guard(
-                    f"{kind}.{mode}.stream", functools.partial(stream_run, ctx, kind, schemas), errors
-                )
-                log.info("%s %s: snapshot run, %d rows", kind, mode, plan.size.snapshot_rows)
-                entry["snapshot"] = _guard(
-                    f"{kind}.{mode}.snapshot", functools.partial(snapshot_run, ctx, kind, schemas), errors
-                )
-                if not schemas:
+                if "stream" in plan.only:
+                    log.info("%s %s: stream run", kind, mode)
+                    entry["stream"] = _guard(
+                        f"{kind}.{mode}.stream", functools.partial(stream_run, ctx, kind, schemas), errors
+                    )
+                if "snapshot" in plan.only:
+                    log.info("%s %s: snapshot run, %d rows", kind, mode, plan.size.snapshot_rows)
+                    entry["snapshot"] = _guard(
+                        f"{kind}.{mode}.snapshot", functools.partial(snapshot_run, ctx, kind, schemas), errors
+                    )
+                if not schemas and "incremental" in plan.only:
+                    log.info("%s %s: incremental snapshot run, %d rows", kind, mode, plan.size.snapshot_rows)
+                    entry["incremental"] = _guard(
+                        f"{kind}.{mode}.incremental", functools.partial(incremental_run, ctx, kind, schemas), errors
+                    )
+                if not schemas and "parallel" in plan.only:
                     threads = PARALLEL_SNAPSHOT_THREADS
                     log.info("%s %s: snapshot run with snapshot.max.threads=%d", kind, mode, threads)
                     entry["snapshot_parallel"] = _guard(

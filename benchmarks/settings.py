@@ -43,6 +43,9 @@ class Size:
         return events * per_event + (events + self.snapshot_rows) * PG_BYTES_PER_ROW
 
 
+#: rows per incremental-snapshot chunk, the same for both systems (Debezium's default)
+INCREMENTAL_CHUNK = 1024
+
 SIZES: dict[str, Size] = {
     "smoke": Size(
         "smoke",

@@ -55,36 +55,70 @@ _STRING = frozenset(
 )
 
 
-def java_key_value(column: Column, text: str | None) -> JavaValue:
-    """A key column's COPY text as the Java object Debezium's JDBC read gives."""
-    if text is None:
-        return None
+def java_key_converter(column: Column) -> Callable[[str | None], JavaValue]:
+    """How a key column's COPY text becomes the Java object Debezium's JDBC read gives; TableScanFailed for a
+    type whose Java object cannot be serialized here."""
     name = column.type.resolved.name
+    convert: Callable[[str], JavaValue]
     if name in _INTEGER:
-        return JavaInteger(int(text))
-    if name in _LONG:
-        return JavaLong(int(text))
-    if name in _STRING or column.type.resolved.category == "E":
-        return text
-    if name == "numeric":
-        if text in ("NaN", "Infinity", "-Infinity"):
-            return float(text.replace("Infinity", "inf"))
-        return decimal.Decimal(text)
-    if name == "float8":
-        return float(text)
-    if name == "float4":
-        return JavaFloat(to_float32(float(text)))
-    if name == "bool":
-        return text == "t"
-    if name == "uuid":
-        return uuid.UUID(text)
-    if name == "bytea":
-        return bytes.fromhex(text[2:]) if text.startswith("\\x") else text.encode()
-    raise TableScanFailed(
-        "SQL_EXCEPTION",
-        f"Incremental snapshot key column '{column.name}' has type {column.type.name}, which Debezium keeps in its "
-        "offsets as a Java object this worker cannot serialize",
-    )
+        convert = _integer
+    elif name in _LONG:
+        convert = _long
+    elif name in _STRING or column.type.resolved.category == "E":
+        convert = str
+    elif name == "numeric":
+        convert = _numeric
+    elif name == "float8":
+        convert = float
+    elif name == "float4":
+        convert = _float4
+    elif name == "bool":
+        convert = _bool
+    elif name == "uuid":
+        convert = uuid.UUID
+    elif name == "bytea":
+        convert = _bytea
+    else:
+        raise TableScanFailed(
+            "SQL_EXCEPTION",
+            f"Incremental snapshot key column '{column.name}' has type {column.type.name}, which Debezium keeps in "
+            "its offsets as a Java object this worker cannot serialize",
+        )
+
+    def key_value(text: str | None) -> JavaValue:
+        return None if text is None else convert(text)
+
+    return key_value
+
+
+def java_key_value(column: Column, text: str | None) -> JavaValue:
+    return java_key_converter(column)(text)
+
+
+def _integer(text: str) -> JavaValue:
+    return JavaInteger(int(text))
+
+
+def _long(text: str) -> JavaValue:
+    return JavaLong(int(text))
+
+
+def _numeric(text: str) -> JavaValue:
+    if text in ("NaN", "Infinity", "-Infinity"):
+        return float(text.replace("Infinity", "inf"))  # Debezium binds these as Double
+    return decimal.Decimal(text)
+
+
+def _float4(text: str) -> JavaValue:
+    return JavaFloat(to_float32(float(text)))
+
+
+def _bool(text: str) -> JavaValue:
+    return text == "t"
+
+
+def _bytea(text: str) -> JavaValue:
+    return bytes.fromhex(text[2:]) if text.startswith("\\x") else text.encode()
 
 
 def sql_text(value: JavaValue) -> str | None:
@@ -115,6 +149,7 @@ class ChunkTable:
     names: tuple[str, ...]  # the columns read, in order
     key_columns: tuple[Column, ...]  # the chunking key
     key_positions: tuple[int, ...]
+    key_converters: tuple[Callable[[str | None], JavaValue], ...]
     key_fn: RowFn | None
     value_fn: RowFn
     from_clause: sql.Composable
@@ -170,6 +205,7 @@ class PostgresChunkSource:
             names,
             key_columns,
             tuple(names.index(c.name) for c in key_columns),
+            tuple(java_key_converter(c) for c in key_columns),
             key_fn,
             value_fn,
             sql.SQL("{}.{}").format(sql.Identifier(table_id.schema), sql.Identifier(table_id.table)),
@@ -184,7 +220,7 @@ class PostgresChunkSource:
         rows = await self._rows(statement)
         if not rows:
             return None
-        return tuple(java_key_value(c, t) for c, t in zip(table.key_columns, rows[0], strict=True))
+        return tuple(convert(t) for convert, t in zip(table.key_converters, rows[0], strict=True))
 
     async def chunk(
         self, table: Any, after: Key | None, maximum: Key | None, condition: str | None, limit: int
@@ -207,13 +243,11 @@ class PostgresChunkSource:
         out: list[WindowRow] = []
         key_of = table.schema.key_from_value
         key_fn, value_fn = table.key_fn, table.value_fn
-        positions = table.key_positions
-        key_columns = table.key_columns
+        converters = tuple(zip(table.key_converters, table.key_positions, strict=True))
         for row in await self._rows(statement):
             value = value_fn(row)
             key = key_of(value) if key_of is not None else key_fn(row) if key_fn else None
-            chunk_key = tuple(java_key_value(c, row[i]) for c, i in zip(key_columns, positions, strict=True))
-            out.append(WindowRow(key, value, chunk_key))
+            out.append(WindowRow(key, value, tuple([convert(row[i]) for convert, i in converters])))
         return out
 
     async def _rows(self, statement: sql.Composable) -> list[tuple[str | None, ...]]:

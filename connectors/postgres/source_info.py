@@ -70,9 +70,11 @@ class SnapshotSourceTemplate:
         tx_id: int | None,
         lsn: int | None,
         last_commit_lsn: int | None = None,
+        sequence_lsn: int | None = None,
     ) -> None:
         self._head = (DEBEZIUM_VERSION, CONNECTOR_NAME, name)
-        self._tail = (db, sequence_text(last_commit_lsn, lsn), schema, table, tx_id, lsn)
+        sequence = sequence_text(last_commit_lsn, lsn if sequence_lsn is None else sequence_lsn)
+        self._tail = (db, sequence, schema, table, tx_id, lsn)
 
     def at(self, ts_us: int, mark: str) -> Struct:
         """The block of a row read at `ts_us` (equal to `SourceInfo.struct` with these fields)."""
@@ -99,7 +101,6 @@ class SnapshotSourceTemplate:
 
 
 _of = Struct.of
-_LSN_INDEXES: dict[int, int] = {}  # a source schema's id → the index of its `lsn` field
 
 
 class SourceInfo:
@@ -125,33 +126,20 @@ class SourceInfo:
         return SourceTemplate(head, (times[0], times[2], schema, table, tx_id), last_commit_lsn)
 
     def snapshot_template(
-        self, *, schema: str, table: str, tx_id: int | None, lsn: int | None, last_commit_lsn: int | None = None
+        self,
+        *,
+        schema: str,
+        table: str,
+        tx_id: int | None,
+        lsn: int | None,
+        last_commit_lsn: int | None = None,
+        sequence_lsn: int | None = None,
     ) -> SnapshotSourceTemplate:
-        """What `struct` gives for a snapshot row of this table, made once per table (a blocking snapshot's rows
-        carry the paused stream's txId, LSN and last commit)."""
-        return SnapshotSourceTemplate(self._name, self._db, schema, table, tx_id, lsn, last_commit_lsn)
-
-    def incremental_struct(
-        self, *, ts_us: int, schema: str, table: str, lsn: int | None, last_commit_lsn: int | None
-    ) -> Struct:
-        """An incremental snapshot row's block: read time, `snapshot=incremental`, the stream's position only in
-        `sequence` (Debezium's PostgresSourceInfoStructMaker leaves txId, lsn and xmin out of these)."""
-        block = self.struct(
-            ts_us=ts_us,
-            schema=schema,
-            table=table,
-            tx_id=None,
-            lsn=lsn,
-            last_commit_lsn=last_commit_lsn,
-            snapshot="incremental",
-        )
-        schema_ = block.schema
-        index = _LSN_INDEXES.get(id(schema_))
-        if index is None:  # the connector's own source schema (YugabyteDB's differs)
-            index = _LSN_INDEXES[id(schema_)] = [f.name for f in schema_.fields].index("lsn")
-        values = list(block.values)
-        values[index] = None
-        return Struct.of(schema_, values)
+        """What `struct` gives for a snapshot row of this table, made once per table. A blocking snapshot's rows
+        carry the paused stream's txId, LSN and last commit; an incremental snapshot's have no txId and LSN, the
+        stream's LSN only in `sequence` (``sequence_lsn``), as Debezium's PostgresSourceInfoStructMaker leaves
+        them out of incremental blocks."""
+        return SnapshotSourceTemplate(self._name, self._db, schema, table, tx_id, lsn, last_commit_lsn, sequence_lsn)
 
     def struct(
         self,

@@ -35,6 +35,7 @@ from connectors.postgres.protocol.copy_both import PG_EPOCH_OFFSET_US
 from connectors.postgres.source_info import SourceInfo, SourceTemplate
 from connectors.relational.emitter import RecordFactory
 from connectors.relational.heartbeat import Heartbeat
+from connectors.relational.incremental_context import PRIMARY_KEY
 from connectors.relational.incremental_snapshot import PreparedTable, WindowRow
 from connectors.relational.queue import ChangeEventQueue
 from connectors.relational.schema_builder import RowFn, TableSchema
@@ -501,29 +502,34 @@ class StreamingChangeSource:
         xmin; the offset is the stream's with `snapshot=INCREMENTAL` and, per record, its own key."""
         context = self._inc_context
         assert context is not None
-        base = self._signal_offset if self._signal_offset is not None else dict(self.last_offset or {})
+        base = dict(self._signal_offset if self._signal_offset is not None else self.last_offset or {})
         lsn = self._signal_lsn if self._signal_lsn is not None else base.get("lsn")
         last_record, completed = self._snapshot_flags
+        base.update({"snapshot": "INCREMENTAL", "last_snapshot_record": last_record, "snapshot_completed": completed})
+        self._with_incremental(base)  # the keys that stay the same through the window
         schema: TableSchema = table.schema  # type: ignore[attr-defined]
         topic = self._topic_for(table.id)
-        records = self._records
+        template = self._source.snapshot_template(
+            schema=table.id.schema,
+            table=table.id.table,
+            tx_id=None,
+            lsn=None,
+            last_commit_lsn=self.last_commit_lsn,
+            sequence_lsn=lsn if isinstance(lsn, int) else None,
+        )
+        read = self._records.read_or_create
+        offer = self._queue.offer
+        put = self._queue.put
+        time_ns = time.time_ns
         for row in rows:
-            context.sent(row.chunk_key)
-            now_us = time.time_ns() // 1000
-            offset = dict(base)
+            primary = context.sent_key(row.chunk_key)
+            now_us = time_ns() // 1000
+            offset = base.copy()
             offset["ts_usec"] = now_us
-            offset["snapshot"] = "INCREMENTAL"
-            offset["last_snapshot_record"] = last_record
-            offset["snapshot_completed"] = completed
-            self._with_incremental(offset)
-            source = self._source.incremental_struct(
-                ts_us=now_us,
-                schema=table.id.schema,
-                table=table.id.table,
-                lsn=lsn,
-                last_commit_lsn=self.last_commit_lsn,
-            )
-            await self._put(records.read_or_create(schema, topic, "r", row.key, row.value, source, None, offset))
+            offset[PRIMARY_KEY] = primary
+            record = read(schema, topic, "r", row.key, row.value, template.at(now_us, "incremental"), None, offset)
+            if not offer(record, 0):
+                await put(record, 0)
 
     @staticmethod
     def _size_of(msg: Any) -> int:

@@ -27,6 +27,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from connect_worker.api.java_serialization import JavaValue, decode_key, encode_key
+from connect_worker.api.javacompat import jackson_dumps
 from connectors.relational.table import TableId
 
 log = logging.getLogger(__name__)
@@ -70,6 +71,7 @@ class IncrementalSnapshotContext:
         self.paused = False
         self.to_stop: list[str] = []
         self._stored: dict[str, Any] | None = None  # the offset keys, made again when the state changes
+        self._static: tuple[str, str, str | None] | None = None  # maximum key, collections, correlation id
 
     # -- offsets ----------------------------------------------------------------------------------------
     @classmethod
@@ -108,16 +110,23 @@ class IncrementalSnapshotContext:
             return None
         stored = self._stored
         if stored is None:
+            static = self._static
+            if static is None:  # what changes per table, not per row
+                static = self._static = (
+                    encode_key(self.maximum_key),
+                    self._collections_json(),
+                    self.correlation_id,
+                )
             stored = self._stored = {
                 PRIMARY_KEY: encode_key(self.last_sent),
-                MAXIMUM_KEY: encode_key(self.maximum_key),
-                COLLECTIONS: self._collections_json(),
-                CORRELATION_ID: self.correlation_id,
+                MAXIMUM_KEY: static[0],
+                COLLECTIONS: static[1],
+                CORRELATION_ID: static[2],
             }
         return stored
 
     def _collections_json(self) -> str:
-        return json.dumps(
+        return jackson_dumps(
             [
                 {
                     _ID: str(c.id),
@@ -126,13 +135,11 @@ class IncrementalSnapshotContext:
                     _CORRELATION: c.correlation_id or None,
                 }
                 for c in self.collections
-            ],
-            separators=(",", ":"),
-            ensure_ascii=False,
-        )
+            ]
+        ).decode("utf-8")
 
     def changed(self) -> None:
-        self._stored = None
+        self._stored = self._static = None
 
     # -- the snapshot's progress --------------------------------------------------------------------------
     @property
@@ -174,6 +181,16 @@ class IncrementalSnapshotContext:
         """A row of the window was emitted: the offset's primary key moves to it."""
         self.last_sent = key
         self._stored = None
+
+    def sent_key(self, key: Key) -> str:
+        """:meth:`sent`, returning the key as the offsets hold it (the rest of :meth:`offset_keys` is unchanged)."""
+        self.last_sent = key
+        primary = encode_key(key)
+        stored = self._stored
+        if stored is not None:
+            stored = self._stored = dict(stored)
+            stored[PRIMARY_KEY] = primary
+        return primary
 
     def revert_chunk(self) -> None:
         """Read the chunk again (from the last key emitted)."""

@@ -38,6 +38,7 @@ from connectors.relational.table import TableId
 log = logging.getLogger(__name__)
 
 AGGREGATE = "Incremental Snapshot"
+_NO_KEY = object()
 
 
 class TableScanFailed(Exception):
@@ -278,7 +279,9 @@ class IncrementalSnapshot:
                 log.warning("%s", e)
                 await self._table_scan_completed(e.status)
                 continue
-            self._window = {row.key: row for row in rows}
+            # rows of a table without a record key (a surrogate key on a keyless table) are kept apart by their
+            # chunk key: Debezium keys its window by the record key, so such a window keeps only its last row
+            self._window = {(row.key if row.key is not None else (_NO_KEY, row.chunk_key)): row for row in rows}
             first = rows[0].chunk_key if rows else None
             last = rows[-1].chunk_key if rows else None
             self._metrics.chunk(

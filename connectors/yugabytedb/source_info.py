@@ -57,9 +57,11 @@ class _SnapshotTemplate:
         tx_id: int | None,
         lsn: int | None,
         last_commit_lsn: int | None = None,
+        sequence_lsn: int | None = None,
     ) -> None:
         self._head = (YB_DEBEZIUM_VERSION, CONNECTOR_NAME, name)
-        self._tail = (db, sequence_text(last_commit_lsn, lsn), schema, table, tx_id, lsn, None)
+        sequence = sequence_text(last_commit_lsn, lsn if sequence_lsn is None else sequence_lsn)
+        self._tail = (db, sequence, schema, table, tx_id, lsn, None)
 
     def at(self, ts_us: int, mark: str) -> Struct:
         return _of(YB_SOURCE_SCHEMA, (*self._head, ts_us // 1000, mark, *self._tail))
@@ -77,9 +79,16 @@ class YugabyteSourceInfo(SourceInfo):
         return _StreamTemplate(head, (schema, table, tx_id), last_commit_lsn)
 
     def snapshot_template(  # type: ignore[override]
-        self, *, schema: str, table: str, tx_id: int | None, lsn: int | None, last_commit_lsn: int | None = None
+        self,
+        *,
+        schema: str,
+        table: str,
+        tx_id: int | None,
+        lsn: int | None,
+        last_commit_lsn: int | None = None,
+        sequence_lsn: int | None = None,
     ) -> _SnapshotTemplate:
-        return _SnapshotTemplate(self._name, self._db, schema, table, tx_id, lsn, last_commit_lsn)
+        return _SnapshotTemplate(self._name, self._db, schema, table, tx_id, lsn, last_commit_lsn, sequence_lsn)
 
     def struct(
         self,

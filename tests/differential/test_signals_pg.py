@@ -94,7 +94,9 @@ SCENARIOS = [
             [_settle(4)],
         ],
     ),
-    # insert_delete watermarks, a surrogate key on a table without a primary key, log / bad / unknown signals
+    # insert_delete watermarks, a table without a primary key (skipped), a surrogate key, log / bad / unknown
+    # signals. (A surrogate key on a keyless table is left out: Debezium keys its window by the record key, null
+    # there, so it emits one row per chunk; this worker emits every row - tests/integration/.../test_signals.py)
     Scenario(
         name="incremental_insert_delete_surrogate",
         tables=["public.nokey", "public.by_int"],
@@ -120,7 +122,7 @@ SCENARIOS = [
                 _signal(
                     "sur-1",
                     "execute-snapshot",
-                    {"data-collections": ["public.nokey", "public.by_int"], "surrogate-key": "n"},
+                    {"data-collections": ["public.by_int"], "surrogate-key": "label"},
                 )
             ],
             [_settle(6)],

@@ -191,6 +191,12 @@ def _signal_rules(out: Outcome) -> None:
             "and log (JMX notifications and custom Java channels have no equivalent here)",
         )
 
+    if p.get("incremental.snapshot.allow.schema.changes"):
+        out.error(
+            "incremental.snapshot.allow.schema.changes",
+            "Detecting schema changes during an incremental snapshot is not supported by this worker yet; leave "
+            "it false (a schema change during an incremental snapshot is then not supported, as Debezium documents)",
+        )
     if "kafka" in signals and not p.get("signal.kafka.bootstrap.servers"):
         out.error(
             "signal.kafka.bootstrap.servers",
@@ -218,6 +224,12 @@ def _dynamic_keys(props: Mapping[str, Any], out: Outcome) -> None:
             out.select_overrides[key[len("snapshot.select.statement.overrides.") :]] = value
         elif key.startswith("database."):
             out.driver_properties[key[len("database.") :]] = value
+        elif key == "read.only" and value.lower() == "true":
+            out.error(
+                key,
+                "read.only=true (incremental snapshots watermarked with pg_current_snapshot() instead of the signal "
+                "table) is not supported by this worker yet; use a signal table",
+            )
         elif key == "kafka.consumer.offset.commit.enabled":
             out.error(
                 key,

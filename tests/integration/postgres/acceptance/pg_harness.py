@@ -284,6 +284,20 @@ class Harness:
         return got
 
 
+SIGNAL_DDL = "CREATE TABLE {s}.dbz_signal (id varchar(64) PRIMARY KEY, type varchar(32) NOT NULL, data varchar(2048))"
+
+
+async def signal_setup(h: Harness, name: str, rows: int) -> tuple[str, str]:
+    """Schema `name` with an `items` table of `rows` rows and a signal table; returns (items, signal table)."""
+    await h.sql(
+        f"CREATE SCHEMA {name}",
+        f"CREATE TABLE {name}.items (id int PRIMARY KEY, label text NOT NULL, qty int)",
+        SIGNAL_DDL.format(s=name),
+        f"INSERT INTO {name}.items SELECT g, 'item ' || g, g % 7 FROM generate_series(1, {rows}) g",
+    )
+    return f"{name}.items", f"{name}.dbz_signal"
+
+
 async def wait(predicate: Any, timeout: float) -> Any:
     deadline = asyncio.get_running_loop().time() + timeout
     while True:

@@ -9,24 +9,20 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.integration.postgres.acceptance.pg_harness import Harness, connector, harness_fixture, payload, wait
+from tests.integration.postgres.acceptance.pg_harness import (
+    Harness,
+    connector,
+    harness_fixture,
+    payload,
+    signal_setup,
+    wait,
+)
 
 pytestmark = [pytest.mark.integration, pytest.mark.asyncio(loop_scope="module")]
 
 h = harness_fixture("accr")
 
-SIGNAL_DDL = "CREATE TABLE {s}.dbz_signal (id varchar(64) PRIMARY KEY, type varchar(32) NOT NULL, data varchar(2048))"
 NOT_ENABLED = "signals over the REST API need 'jmx' (or 'rest') in signal.enabled.channels of this connector"
-
-
-async def setup(h: Harness, name: str, rows: int) -> tuple[str, str]:
-    await h.sql(
-        f"CREATE SCHEMA {name}",
-        f"CREATE TABLE {name}.items (id int PRIMARY KEY, label text NOT NULL)",
-        SIGNAL_DDL.format(s=name),
-        f"INSERT INTO {name}.items SELECT g, 'item ' || g FROM generate_series(1, {rows}) g",
-    )
-    return f"{name}.items", f"{name}.dbz_signal"
 
 
 async def post_signal(h: Harness, name: str, body: dict[str, Any], timeout: float = 30.0) -> httpx.Response:
@@ -47,7 +43,7 @@ async def post_signal(h: Harness, name: str, body: dict[str, Any], timeout: floa
 
 async def test_an_execute_snapshot_signal_posted_over_rest_runs_an_incremental_snapshot(h: Harness) -> None:
     name = h.name()
-    items, sig = await setup(h, name, 30)
+    items, sig = await signal_setup(h, name, 30)
     config = h.config(
         name,
         name,
@@ -69,7 +65,7 @@ async def test_an_execute_snapshot_signal_posted_over_rest_runs_an_incremental_s
 
 async def test_a_connector_without_jmx_in_its_channels_answers_400(h: Harness) -> None:
     name = h.name()
-    _, sig = await setup(h, name, 1)
+    _, sig = await signal_setup(h, name, 1)
     config = h.config(
         name, name, **{"snapshot.mode": "no_data", "signal.enabled.channels": "source", "signal.data.collection": sig}
     )

@@ -19,25 +19,13 @@ from tests.integration.postgres.acceptance.pg_harness import (
     harness_fixture,
     key_payload,
     payload,
+    signal_setup,
     wait,
 )
 
 pytestmark = [pytest.mark.integration, pytest.mark.asyncio(loop_scope="module")]
 
 h = harness_fixture("accg")
-
-SIGNAL_DDL = "CREATE TABLE {s}.dbz_signal (id varchar(64) PRIMARY KEY, type varchar(32) NOT NULL, data varchar(2048))"
-
-
-async def setup(h: Harness, name: str, rows: int) -> tuple[str, str]:
-    """A schema with a `items` table of `rows` rows and a signal table; returns (items, signal table)."""
-    await h.sql(
-        f"CREATE SCHEMA {name}",
-        f"CREATE TABLE {name}.items (id int PRIMARY KEY, label text NOT NULL, qty int)",
-        SIGNAL_DDL.format(s=name),
-        f"INSERT INTO {name}.items SELECT g, 'item ' || g, g % 7 FROM generate_series(1, {rows}) g",
-    )
-    return f"{name}.items", f"{name}.dbz_signal"
 
 
 async def signal(h: Harness, table: str, signal_id: str, kind: str, data: Any) -> None:
@@ -62,7 +50,7 @@ def final_state(records: list[Any]) -> dict[int, Any]:
 
 async def test_incremental_snapshot_of_a_table_signalled_through_the_signal_table(h: Harness) -> None:
     name = h.name()
-    items, sig = await setup(h, name, 2500)
+    items, sig = await signal_setup(h, name, 2500)
     config = h.config(
         name,
         name,
@@ -105,7 +93,7 @@ async def test_incremental_snapshot_while_a_writer_updates_and_deletes(h: Harnes
     """The final content read from Kafka, deduplicated per key, equals the table's (the DBLog guarantee)."""
     name = h.name()
     rows = 100_000
-    items, sig = await setup(h, name, rows)
+    items, sig = await signal_setup(h, name, rows)
     config = h.config(
         name,
         name,
@@ -179,7 +167,7 @@ async def _settled_reads(h: Harness, topic: str, quiet: float = 1.5) -> list[int
 
 async def test_pause_resume_and_stop(h: Harness) -> None:
     name = h.name()
-    items, sig = await setup(h, name, 60000)
+    items, sig = await signal_setup(h, name, 60000)
     await h.sql(f"CREATE TABLE {name}.other (id int PRIMARY KEY)", f"INSERT INTO {name}.other VALUES (1), (2)")
     config = h.config(
         name,
@@ -225,7 +213,7 @@ async def test_kafka_and_file_channels_and_bad_signals(h: Harness, tmp_path: Any
     from confluent_kafka.admin import AdminClient, NewTopic
 
     name = h.name()
-    items, sig = await setup(h, name, 40)
+    items, sig = await signal_setup(h, name, 40)
     await h.sql(
         f"CREATE TABLE {name}.more (id int PRIMARY KEY)", f"INSERT INTO {name}.more SELECT generate_series(1, 7)"
     )
@@ -275,7 +263,7 @@ async def test_kafka_and_file_channels_and_bad_signals(h: Harness, tmp_path: Any
 
 async def test_a_table_added_to_the_include_list_is_snapshotted_by_signal(h: Harness) -> None:
     name = h.name()
-    items, sig = await setup(h, name, 5)
+    items, sig = await signal_setup(h, name, 5)
     await h.sql(f"CREATE TABLE {name}.late (id int PRIMARY KEY, v text)", f"INSERT INTO {name}.late VALUES (1, 'a')")
     base = {
         "signal.data.collection": sig,
@@ -293,3 +281,25 @@ async def test_a_table_added_to_the_include_list_is_snapshotted_by_signal(h: Har
         await signal(h, sig, "add-1", "execute-snapshot", {"data-collections": [f"{name}.late"]})
         got = [payload(r) for r in await h.records(f"{name}.{name}.late", 3, timeout=60)]
         assert [(p["op"], p["after"]["id"]) for p in got] == [("c", 2), ("r", 1), ("r", 2)]
+
+
+async def test_surrogate_key_on_a_table_without_a_key_emits_every_row(h: Harness) -> None:
+    """Debezium keys its window by the record key, which a keyless table does not have: it emits one row per
+    chunk. This worker keeps such rows apart by their chunk key and emits all of them (a deliberate difference)."""
+    name = h.name()
+    _, sig = await signal_setup(h, name, 0)
+    await h.sql(
+        f"CREATE TABLE {name}.nokey (n int NOT NULL, label text)",
+        f"INSERT INTO {name}.nokey SELECT g, 'x' || g FROM generate_series(1, 25) g",
+    )
+    config = h.config(
+        name,
+        name,
+        **{"snapshot.mode": "no_data", "signal.data.collection": sig, "incremental.snapshot.chunk.size": "7"},
+    )
+    async with connector(h, name, config):
+        await h.task_state(name, "RUNNING")
+        await asyncio.sleep(2)
+        await signal(h, sig, "k1", "execute-snapshot", {"data-collections": [f"{name}.nokey"], "surrogate-key": "n"})
+        got = await h.records(f"{name}.{name}.nokey", 25, timeout=30, settle=1.0)
+        assert sorted(payload(r)["after"]["n"] for r in got) == list(range(1, 26))
