@@ -380,7 +380,7 @@ def snapshot_run(ctx: Context, kind: str, schemas: bool, threads: int = 1) -> di
         wm.close()
 
 
-def incremental_run(ctx: Context, kind: str, schemas: bool) -> dict[str, Any]:
+def incremental_run(ctx: Context, kind: str, schemas: bool, profile_to: Path | None = None) -> dict[str, Any]:
     """An incremental snapshot of the preloaded table, asked for by a signal row once the connector streams
     (snapshot.mode=no_data, incremental.snapshot.chunk.size=INCREMENTAL_CHUNK for both systems); rows/s from the
     first to the last READ record."""
@@ -390,7 +390,7 @@ def incremental_run(ctx: Context, kind: str, schemas: bool) -> dict[str, Any]:
     rows = ctx.plan.size.snapshot_rows
     bootstrap = ctx.plan.bootstrap
     wm = kafkautil.Watermarks(bootstrap)
-    worker = make_worker(kind, prefix + "w", bootstrap)
+    worker = make_worker(kind, prefix + "w", bootstrap, profile_to)
     try:
         with running(ctx, worker, prefix, [topic, f"{prefix}.public.{signal_table}"]):
             pid = worker.pid()
@@ -412,6 +412,9 @@ def incremental_run(ctx: Context, kind: str, schemas: bool) -> dict[str, Any]:
                     time.sleep(0.2)
                 time.sleep(1.0)
                 posted = time.time()
+                if profile_to is not None:
+                    assert isinstance(worker, OursProcess)
+                    worker.profile_start()
                 with RssSampler(pid) as rss, cpu_window(pid) as cpu:
                     conn.execute(
                         sql.SQL("INSERT INTO {} VALUES (%s, 'execute-snapshot', %s)").format(
@@ -421,6 +424,9 @@ def incremental_run(ctx: Context, kind: str, schemas: bool) -> dict[str, Any]:
                     )
                     conn.commit()
                     wait_records(worker, topic, rows, wm, timeout=300 + rows / 500)
+                if profile_to is not None:
+                    assert isinstance(worker, OursProcess)
+                    worker.profile_stop()
             recs = kafkautil.read_edges(bootstrap, topic, 0, rows)
             span = max(1, recs.append_ms[-1] - recs.append_ms[0]) / 1000.0
             _, hwm = proc_memory_kb(pid)

@@ -156,9 +156,18 @@ class ChunkTable:
 
 
 class PostgresChunkSource:
-    def __init__(self, pipeline: Pipeline, connection: Callable[[], Awaitable[psycopg.AsyncConnection[Any]]]) -> None:
+    def __init__(
+        self,
+        pipeline: Pipeline,
+        connection: Callable[[], Awaitable[psycopg.AsyncConnection[Any]]],
+        streamed_schema: Callable[[TableId], TableSchema | None] = lambda table_id: None,
+    ) -> None:
+        """``streamed_schema``: the stream's schema of a table, reused when the catalog still says the same (one
+        set of schema objects per table keeps the converters' caches warm)."""
         self._pipeline = pipeline
         self._connection = connection
+        self._streamed_schema = streamed_schema
+        self._prepared: dict[TableId, ChunkTable] = {}
 
     def known_tables(self) -> Iterable[TableId]:
         return list(self._pipeline.tables_by_id)
@@ -190,7 +199,11 @@ class PostgresChunkSource:
                 "NO_PRIMARY_KEY",
                 f"Incremental snapshot for table '{table_id}' skipped because the table has no primary keys",
             )
-        schema = TableSchema(table, pipeline.builder)
+        cached = self._prepared.get(table_id)
+        if cached is not None and cached.schema.table == table and cached.key_columns == key_columns:
+            return cached  # the same schema objects: converters keep their per-schema caches
+        streamed = self._streamed_schema(table_id)
+        schema = streamed if streamed is not None and streamed.table == table else TableSchema(table, pipeline.builder)
         names = tuple(
             dict.fromkeys(
                 [f.column for f in schema.key_fields]
@@ -199,7 +212,7 @@ class PostgresChunkSource:
             )
         )
         key_fn, value_fn = schema.row_converter(names, snapshot=True)
-        return ChunkTable(
+        prepared = self._prepared[table_id] = ChunkTable(
             table_id,
             schema,
             names,
@@ -210,6 +223,7 @@ class PostgresChunkSource:
             value_fn,
             sql.SQL("{}.{}").format(sql.Identifier(table_id.schema), sql.Identifier(table_id.table)),
         )
+        return prepared
 
     async def maximum_key(self, table: Any, condition: str | None) -> Key | None:
         assert isinstance(table, ChunkTable)

@@ -134,7 +134,7 @@ class PostgresSources:
             queue=pipeline.queue,
             partition=pipeline.partition,
             stored_offset=stored_offset,
-            chunk_source=PostgresChunkSource(pipeline, self._sql_connection),
+            chunk_source=PostgresChunkSource(pipeline, self._sql_connection, lambda t: self._schemas.get(t)),
             metrics=pipeline.snapshot_metrics(),
         )
 

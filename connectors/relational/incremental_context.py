@@ -22,11 +22,12 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
+import struct
 import uuid
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from connect_worker.api.java_serialization import JavaValue, decode_key, encode_key
+from connect_worker.api.java_serialization import JavaInteger, JavaLong, JavaValue, decode_key, encode_key
 from connect_worker.api.javacompat import jackson_dumps
 from connectors.relational.table import TableId
 
@@ -118,7 +119,7 @@ class IncrementalSnapshotContext:
                     self.correlation_id,
                 )
             stored = self._stored = {
-                PRIMARY_KEY: encode_key(self.last_sent),
+                PRIMARY_KEY: encode_chunk_key(self.last_sent),
                 MAXIMUM_KEY: static[0],
                 COLLECTIONS: static[1],
                 CORRELATION_ID: static[2],
@@ -185,7 +186,7 @@ class IncrementalSnapshotContext:
     def sent_key(self, key: Key) -> str:
         """:meth:`sent`, returning the key as the offsets hold it (the rest of :meth:`offset_keys` is unchanged)."""
         self.last_sent = key
-        primary = encode_key(key)
+        primary = encode_chunk_key(key)
         stored = self._stored
         if stored is not None:
             stored = self._stored = dict(stored)
@@ -204,6 +205,28 @@ class IncrementalSnapshotContext:
     def take_stop_requests(self) -> list[str]:
         out, self.to_stop = self.to_stop, []
         return out
+
+
+def encode_chunk_key(key: Key | None) -> str:
+    """:func:`encode_key` with a fast path for the common one-column keys (an Integer, a Long, an ASCII String):
+    the bytes before the value are the same for every key of that kind, so only the value is encoded per row."""
+    if key is not None and len(key) == 1:
+        value = key[0]
+        if isinstance(value, JavaLong):
+            return _LONG_PREFIX + _I64.pack(value.value).hex()
+        if isinstance(value, JavaInteger):
+            return _INTEGER_PREFIX + _I32.pack(value.value).hex()
+        if isinstance(value, str) and value.isascii() and len(value) < 65536:
+            return _STRING_PREFIX + _U16.pack(len(value)).hex() + value.encode("ascii").hex()
+    return encode_key(key)
+
+
+_I64 = struct.Struct(">q")
+_I32 = struct.Struct(">i")
+_U16 = struct.Struct(">H")
+_LONG_PREFIX = encode_key([JavaLong(0)])[: -2 * 8]
+_INTEGER_PREFIX = encode_key([JavaInteger(0)])[: -2 * 4]
+_STRING_PREFIX = encode_key([""])[: -2 * 2]  # TC_STRING stays in the prefix, the length follows
 
 
 def _decoded(key: str, value: Any) -> Key | None:

@@ -121,9 +121,9 @@ class IncrementalSnapshot:
         self.dedup_table: TableId | None = None
 
     # -- the stream's events ---------------------------------------------------------------------------
-    def deduplicate(self, key: Any) -> None:
+    def deduplicate(self, key: Struct | None) -> None:
         """A streamed change of the windowed table: its key's READ event would be stale."""
-        if self._window.pop(key, None) is not None:
+        if key is not None and self._window.pop(key.values, None) is not None:
             log.debug("Removed '%s' from window", key)
 
     def _update_dedup(self) -> None:
@@ -254,7 +254,10 @@ class IncrementalSnapshot:
             current = context.current
             assert current is not None
             try:
-                table = self._table = await self._source.prepare(current)
+                table = self._table
+                if table is None or context.maximum_key is None or table.id != current.id:
+                    # the table is read from the catalog when its snapshot starts (Debezium's refreshTableSchema)
+                    table = self._table = await self._source.prepare(current)
                 if context.maximum_key is None:
                     maximum = await self._source.maximum_key(table, current.additional_condition)
                     if maximum is None:
@@ -281,7 +284,7 @@ class IncrementalSnapshot:
                 continue
             # rows of a table without a record key (a surrogate key on a keyless table) are kept apart by their
             # chunk key: Debezium keys its window by the record key, so such a window keeps only its last row
-            self._window = {(row.key if row.key is not None else (_NO_KEY, row.chunk_key)): row for row in rows}
+            self._window = {(row.key.values if row.key is not None else (_NO_KEY, row.chunk_key)): row for row in rows}
             first = rows[0].chunk_key if rows else None
             last = rows[-1].chunk_key if rows else None
             self._metrics.chunk(
