@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -67,6 +68,15 @@ class Signaling:
         self.processor = SignalProcessor(
             incremental=self.incremental, blocking=self._request_blocking, current_offset=self.offset
         )
+        counts = self.processor.counts
+        for outcome in ("processed", "unknown", "malformed", "failed"):
+            # ours (Debezium has no such metric): signals by outcome, dropped ones logged with their id
+            metrics.group.counter(
+                "SignalsReceived",
+                "Signals received, by outcome (processed, unknown type, malformed data, failed action).",
+                labels={"outcome": outcome},
+                fn=functools.partial(counts.__getitem__, outcome),
+            )
         self._connector = connector_name
         self._wake = asyncio.Event()
         self.in_process: InProcessSignalChannel | None = None

@@ -259,6 +259,16 @@ async def test_kafka_and_file_channels_and_bad_signals(h: Harness, tmp_path: Any
         assert sorted(_reads(more)) == list(range(1, 8))
         assert signal_file.read_text() == "", "the file channel empties the file once read"
         assert (await h.status(name))["tasks"][0]["state"] == "RUNNING"
+        # every signal counted by outcome (ours: the dropped ones were also logged with their id)
+        metrics = (await h.client.get("/metrics")).text
+        counted = {
+            outcome: float(line.rsplit(" ", 1)[1])
+            for line in metrics.splitlines()
+            if line.startswith("debezium_postgres_connector_metrics_SignalsReceived") and f'server="{name}"' in line
+            for outcome in ("processed", "unknown", "malformed", "failed")
+            if f'outcome="{outcome}"' in line
+        }
+        assert counted["unknown"] == 1 and counted["malformed"] == 1 and counted["processed"] >= 3, counted
 
 
 async def test_a_table_added_to_the_include_list_is_snapshotted_by_signal(h: Harness) -> None:
