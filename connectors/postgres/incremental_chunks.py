@@ -17,7 +17,7 @@ from __future__ import annotations
 import dataclasses
 import decimal
 import uuid
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Hashable, Iterable, Sequence
 from typing import Any
 
 import psycopg
@@ -273,6 +273,21 @@ class PostgresChunkSource:
         except psycopg.Error as e:
             raise TableScanFailed("SQL_EXCEPTION", f"Incremental snapshot query failed: {e}") from e
         return out
+
+    async def table_signature(self, table: Any) -> Hashable:
+        """The columns read (name, type, nullability, length, scale), by name: what Debezium compares from the
+        chunk query's result-set metadata."""
+        assert isinstance(table, ChunkTable)
+        current = await catalog.read_table(await self._connection(), table.id)
+        if current is None:
+            return None
+        return tuple(
+            sorted(
+                (c.name, c.type.name, c.optional, c.length, c.scale)
+                for c in current.columns
+                if self._pipeline.columns.includes(table.id, c.name)
+            )
+        )
 
     async def write_open(self, signal_table: TableId, chunk_id: str, metadata: str) -> None:
         await self._execute(

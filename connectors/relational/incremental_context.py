@@ -24,7 +24,7 @@ import json
 import logging
 import struct
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
 
 from connect_worker.api.java_serialization import JavaInteger, JavaLong, JavaValue, decode_key, encode_key
@@ -71,6 +71,10 @@ class IncrementalSnapshotContext:
         self.correlation_id: str | None = None
         self.paused = False
         self.to_stop: list[str] = []
+        # incremental.snapshot.allow.schema.changes: the current table's columns as last seen, and whether a window
+        # confirmed them (Debezium's context keeps these in memory only)
+        self.schema: Hashable | None = None
+        self.schema_verified = False
         self._stored: dict[str, Any] | None = None  # the offset keys, made again when the state changes
         self._static: tuple[str, str, str | None] | None = None  # maximum key, collections, correlation id
 
@@ -159,6 +163,7 @@ class IncrementalSnapshotContext:
     def next_collection(self) -> DataCollection | None:
         """Done with the current table: reset the chunk and go to the next one."""
         self.last_sent = self.chunk_end = self.maximum_key = None
+        self.schema, self.schema_verified = None, False
         if self.collections:
             self.collections.pop(0)
         self.changed()

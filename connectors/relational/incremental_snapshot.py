@@ -22,7 +22,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from typing import Any, Protocol
 
 from connect_worker.api import Struct
@@ -82,6 +82,11 @@ class ChunkSource(Protocol):
     ) -> list[WindowRow]:
         """The next rows in key order: after ``after`` (None: from the start) and, past the first chunk, up to
         ``maximum``."""
+        ...
+
+    async def table_signature(self, table: PreparedTable) -> Hashable:
+        """The table's columns as the catalog has them now (incremental.snapshot.allow.schema.changes compares
+        them from window to window)."""
         ...
 
     async def write_open(self, signal_table: TableId, chunk_id: str, metadata: str) -> None: ...
@@ -258,6 +263,10 @@ class IncrementalSnapshot:
                 if table is None or context.maximum_key is None or table.id != current.id:
                     # the table is read from the catalog when its snapshot starts (Debezium's refreshTableSchema)
                     table = self._table = await self._source.prepare(current)
+                if self._settings.allow_schema_changes and not await self._schema_confirmed(table):
+                    # Debezium: a window whose table's columns are not yet confirmed reads nothing; the next one
+                    # (same columns again) does
+                    break
                 if context.maximum_key is None:
                     maximum = await self._source.maximum_key(table, current.additional_condition)
                     if maximum is None:
@@ -271,6 +280,12 @@ class IncrementalSnapshot:
                     context.maximum_key = maximum
                     context.changed()
                     log.info("Incremental snapshot for table '%s' will end at position %s", current.id, list(maximum))
+                if self._settings.allow_schema_changes and await self._source.table_signature(table) != context.schema:
+                    log.info("Schema has changed during the incremental snapshot of '%s'", current.id)
+                    context.schema_verified = False
+                    context.revert_chunk()
+                    self._table = None  # read from the catalog again
+                    break
                 rows = await self._source.chunk(
                     table,
                     context.chunk_end,
@@ -319,6 +334,19 @@ class IncrementalSnapshot:
                 delete=self._settings.watermarking.value == "insert_delete",
             )
         self._update_dedup()
+
+    async def _schema_confirmed(self, table: PreparedTable) -> bool:
+        """Debezium's schemaHistoryIsUpToDate: the columns seen by the previous window are still the table's."""
+        context = self.context
+        if context.schema_verified:
+            return True
+        signature = await self._source.table_signature(table)
+        if context.schema is not None:
+            context.schema_verified = context.schema == signature
+            if context.schema_verified:
+                log.info("Incremental snapshot's schema verification passed for '%s'", table.id)
+        context.schema = signature
+        return context.schema_verified
 
     async def _table_scan_completed(self, status: str) -> None:
         """Notify the table's end (any status) and go to the next table."""

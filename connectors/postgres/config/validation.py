@@ -191,12 +191,6 @@ def _signal_rules(out: Outcome) -> None:
             "and log (JMX notifications and custom Java channels have no equivalent here)",
         )
 
-    if p.get("incremental.snapshot.allow.schema.changes"):
-        out.error(
-            "incremental.snapshot.allow.schema.changes",
-            "Detecting schema changes during an incremental snapshot is not supported by this worker yet; leave "
-            "it false (a schema change during an incremental snapshot is then not supported, as Debezium documents)",
-        )
     if "kafka" in signals and not p.get("signal.kafka.bootstrap.servers"):
         out.error(
             "signal.kafka.bootstrap.servers",

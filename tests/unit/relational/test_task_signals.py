@@ -11,6 +11,8 @@ import pytest
 
 from connect_worker.api import SourceRecord, SourceTask
 from connect_worker.api.errors import ConflictError
+from connect_worker.api.metrics import MetricsGroup
+from connectors.relational.metrics import SnapshotMetrics
 from connectors.relational.queue import ChangeEventQueue
 from connectors.relational.signaling import Signaling
 from connectors.relational.signaling_config import SignalingConfig
@@ -26,7 +28,7 @@ def signaling(*channels: str) -> Signaling:
         partition={"server": "c"},
         stored_offset=None,
         chunk_source=cast(Any, None),  # no signal table: no incremental snapshot
-        metrics=cast(Any, None),
+        metrics=SnapshotMetrics(MetricsGroup("test"), "postgres", "c"),
     )
 
 

@@ -313,3 +313,39 @@ async def test_surrogate_key_on_a_table_without_a_key_emits_every_row(h: Harness
         await signal(h, sig, "k1", "execute-snapshot", {"data-collections": [f"{name}.nokey"], "surrogate-key": "n"})
         got = await h.records(f"{name}.{name}.nokey", 25, timeout=30, settle=1.0)
         assert sorted(payload(r)["after"]["n"] for r in got) == list(range(1, 26))
+
+
+async def test_allow_schema_changes_reads_on_with_the_new_columns(h: Harness) -> None:
+    """incremental.snapshot.allow.schema.changes: a column added while the snapshot is paused is noticed at the
+    next window; the chunk is read again from the last row emitted, with the new column."""
+    name = h.name()
+    items, sig = await signal_setup(h, name, 60000)
+    config = h.config(
+        name,
+        name,
+        **{
+            "snapshot.mode": "no_data",
+            "signal.data.collection": sig,
+            "incremental.snapshot.chunk.size": "50",
+            "incremental.snapshot.allow.schema.changes": "true",
+        },
+    )
+    topic = f"{name}.{items}"
+    async with connector(h, name, config):
+        await h.task_state(name, "RUNNING")
+        await asyncio.sleep(2)
+        await signal(h, sig, "s1", "execute-snapshot", {"data-collections": [items]})
+        await h.records(topic, 300, timeout=30)
+        await signal(h, sig, "p1", "pause-snapshot", None)
+        before = await _settled_reads(h, topic)
+        assert len(before) < 60000
+        await h.sql(f"ALTER TABLE {items} ADD COLUMN extra text DEFAULT 'new'")
+        await signal(h, sig, "r1", "resume-snapshot", None)
+        await h.records(topic, 60000, timeout=90)
+        await asyncio.sleep(2)
+        got = await h.read(topic)
+        reads = [p for r in got if (p := payload(r)) is not None and p["op"] == "r"]
+        assert {p["after"]["id"] for p in reads} == set(range(1, 60001))
+        later = [p for p in reads[len(before) :]]
+        assert later and all(p["after"].get("extra") == "new" for p in later), later[:2]
+        assert (await h.status(name))["tasks"][0]["state"] == "RUNNING"
