@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import time
 from collections.abc import Mapping, Sequence
@@ -18,6 +19,7 @@ from typing import Any
 import psycopg
 
 from connect_worker.api import RetriableError
+from connect_worker.api.errors import ConfigError
 from connect_worker.api.java_regex import java_regex
 from connectors.postgres import catalog
 from connectors.postgres.config import LogicalDecoder, LsnFlushMode, PostgresConnectorConfig, conninfo
@@ -27,6 +29,12 @@ from connectors.postgres.messages import message_record
 from connectors.postgres.offsets import StoredPosition
 from connectors.postgres.protocol import pgoutput as pg
 from connectors.postgres.publication import apply_replica_identities, ensure_publication
+from connectors.postgres.read_only_snapshot import (
+    CURRENT_SNAPSHOT,
+    FORCE_NEW_TRANSACTION,
+    PgSnapshot,
+    ReadOnlyIncrementalSnapshot,
+)
 from connectors.postgres.replication import ReplicationConnection, ReplicationStream, SnapshotAction
 from connectors.postgres.slot import drop_slot_on_stop, ensure_slot, output_plugin, retry_slot_operation
 from connectors.postgres.snapshot import StreamPosition
@@ -38,6 +46,7 @@ from connectors.postgres.streamed_transactions import StreamedTransactions
 from connectors.postgres.streaming import StreamingChangeSource, StreamingSettings
 from connectors.postgres.value_converters.binary import binary_encoder
 from connectors.relational.filters import MessagePrefixFilter, exclusive_lists
+from connectors.relational.incremental_snapshot import IncrementalSnapshot
 from connectors.relational.metrics import StreamingMetrics
 from connectors.relational.pipeline import Pipeline
 from connectors.relational.schema_builder import TableSchema
@@ -123,6 +132,7 @@ class PostgresSources:
         settings = self._config.signaling
         if (
             settings.signal_table is None
+            and not settings.read_only
             and set(settings.channels) <= {"source"}
             and not settings.notification_channels
         ):
@@ -136,7 +146,26 @@ class PostgresSources:
             stored_offset=stored_offset,
             chunk_source=PostgresChunkSource(pipeline, self._sql_connection, lambda t: self._schemas.get(t)),
             metrics=pipeline.snapshot_metrics(),
+            incremental_type=(
+                functools.partial(
+                    ReadOnlyIncrementalSnapshot,
+                    current_snapshot=self._current_snapshot,
+                    force_new_transaction=self._force_new_transaction,
+                )
+                if settings.read_only
+                else IncrementalSnapshot
+            ),
         )
+
+    async def _current_snapshot(self) -> PgSnapshot:
+        sql = await self._sql_connection()
+        row = await (await sql.execute(CURRENT_SNAPSHOT)).fetchone()
+        assert row is not None
+        return PgSnapshot.parse(str(row[0]))
+
+    async def _force_new_transaction(self) -> None:
+        sql = await self._sql_connection()
+        await sql.execute(FORCE_NEW_TRANSACTION)
 
     @property
     def signaling(self) -> Signaling | None:
@@ -179,6 +208,8 @@ class PostgresSources:
         config = self._config
         pipeline = self._pipeline
         sql = await self._sql_connection()
+        if config.signaling.read_only and sql.info.server_version < 130000:
+            raise ConfigError(f"Read only is not supported for version minor to 13 (server {sql.info.server_version})")
         tables = await catalog.read_tables(sql, pipeline.tables.accepts)
         pipeline.tables_by_id.clear()
         pipeline.tables_by_id.update(tables)

@@ -147,6 +147,10 @@ class StreamingChangeSource:
         # signals and incremental snapshots (None: no signal table, no channel)
         self._signaling = signaling
         self._incremental = signaling.incremental if signaling is not None else None
+        # read.only snapshots follow transactions: told of each captured change, commit and idle moment
+        self._tx_driven = (
+            self._incremental if self._incremental is not None and self._incremental.transaction_driven else None
+        )
         self._inc_context = signaling.context if signaling is not None else None
         # a signal row being processed: its offset (what the window's records carry) and LSN
         self._signal_offset: dict[str, Any] | None = None
@@ -175,6 +179,8 @@ class StreamingChangeSource:
                 continue
             # the hot path: a row change becomes records without a coroutine; only a full queue is awaited
             at = int(lsn)
+            if self._tx_driven is not None and self._tx_driven.context.running:
+                await self._before_change(at, msg)
             try:
                 if self._row(at, msg):  # a signal-table row: the signal first, then its own event
                     await self._signal_row(at, msg)
@@ -211,8 +217,11 @@ class StreamingChangeSource:
             if self._tx is not None and self._xid is not None:
                 await self._put(self._tx.end(self._xid, lsn, {**offset, **self._tx.offset_keys(self._xid)}))
             self.last_offset = offset
+            committed = self._xid
             self._xid = None
             self._gen += 1
+            if self._tx_driven is not None:
+                await self._tx_driven.after_commit(committed)
             await self.maybe_heartbeat()
         elif kind is pg.Relation:
             await self._relation(msg)
@@ -239,6 +248,9 @@ class StreamingChangeSource:
                     message_type="COMMIT",
                 )
             )
+        if self._tx_driven is not None and self._xid is None:
+            tx = (self.last_offset or {}).get("txId")
+            await self._tx_driven.idle(tx if isinstance(tx, int) else None)
         await self.maybe_heartbeat()
 
     def _position(self) -> int:
@@ -447,6 +459,24 @@ class StreamingChangeSource:
         if inc is not None and inc.dedup_table is not None and inc.dedup_table == rel.table_id:
             inc.deduplicate(old_key)
         return False
+
+    async def _before_change(self, lsn: int, msg: Any) -> None:
+        """read.only: a captured change is about to be emitted; the window may close (its rows then carry this
+        change's position) or the change drops its key from the window."""
+        hook = self._tx_driven
+        rel = self._relations.get(msg.relation_id)
+        if hook is None or rel is None or rel.schema is None or self._xid is None:
+            return
+        kind = msg.__class__
+        op = "c" if kind is pg.Insert else "u" if kind is pg.Update else "d"
+        if op in self._settings.skipped_operations:
+            return
+        self._signal_offset = self._offset(lsn, "INSERT" if op == "c" else "UPDATE" if op == "u" else "DELETE")
+        self._signal_lsn = lsn
+        try:
+            await hook.before_event(self._xid)
+        finally:
+            self._signal_offset = self._signal_lsn = None
 
     async def _signal_row(self, lsn: int, msg: Any) -> None:
         """A signal-table row: its signal is processed before its own event is emitted (as Debezium's

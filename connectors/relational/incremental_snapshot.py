@@ -242,19 +242,8 @@ class IncrementalSnapshot:
         if context.paused:
             log.info("Incremental snapshot was paused.")
             return
-        signal_table = self._settings.signal_table
         chunk_id = context.start_chunk()
-        if signal_table is not None:
-            metadata = {"openWindowTimestamp": _instant_now()}
-            current = context.current
-            if current is not None:
-                if current.correlation_id:
-                    metadata["correlationId"] = current.correlation_id
-                metadata["dataCollectionId"] = str(current.id)
-            self._open_metadata = metadata
-            await self._source.write_open(signal_table, chunk_id, _metadata_text(metadata))
-        else:
-            log.warning("Not able to determine signal table, cannot emit window open signal")
+        await self._window_open(chunk_id)
         while context.running:
             current = context.current
             assert current is not None
@@ -325,15 +314,50 @@ class IncrementalSnapshot:
                 },
             )
             break
-        if signal_table is not None:
-            close = {**self._open_metadata, "closeWindowTimestamp": _instant_now()}
-            await self._source.write_close(
-                signal_table,
-                chunk_id,
-                _metadata_text(_ordered(close)),
-                delete=self._settings.watermarking.value == "insert_delete",
-            )
+        await self._window_close(chunk_id)
         self._update_dedup()
+
+    async def _window_open(self, chunk_id: str) -> None:
+        """The open watermark: a row in the signal table (Debezium's emitWindowOpen)."""
+        signal_table = self._settings.signal_table
+        if signal_table is None:
+            log.warning("Not able to determine signal table, cannot emit window open signal")
+            return
+        metadata = {"openWindowTimestamp": _instant_now()}
+        current = self.context.current
+        if current is not None:
+            if current.correlation_id:
+                metadata["correlationId"] = current.correlation_id
+            metadata["dataCollectionId"] = str(current.id)
+        self._open_metadata = metadata
+        await self._source.write_open(signal_table, chunk_id, _metadata_text(metadata))
+
+    async def _window_close(self, chunk_id: str) -> None:
+        """The close watermark: another row, or the open one deleted (insert_delete)."""
+        signal_table = self._settings.signal_table
+        if signal_table is None:
+            log.warning("Not able to detect signal table, cannot emit window close signal")
+            return
+        close = {**self._open_metadata, "closeWindowTimestamp": _instant_now()}
+        await self._source.write_close(
+            signal_table,
+            chunk_id,
+            _metadata_text(_ordered(close)),
+            delete=self._settings.watermarking.value == "insert_delete",
+        )
+
+    # -- transaction-driven windows (read.only): no-ops for signal-table watermarks ---------------------
+    #: whether the stream must report transactions (:meth:`before_event`, :meth:`after_commit`, :meth:`idle`)
+    transaction_driven = False
+
+    async def before_event(self, tx_id: int | None) -> None:
+        """A change event of a captured table is about to be emitted."""
+
+    async def after_commit(self, tx_id: int | None) -> None:
+        """A transaction's commit was handled."""
+
+    async def idle(self, tx_id: int | None) -> None:
+        """Nothing arrived from the stream (Debezium's heartbeat to the incremental snapshot)."""
 
     async def _schema_confirmed(self, table: PreparedTable) -> bool:
         """Debezium's schemaHistoryIsUpToDate: the columns seen by the previous window are still the table's."""

@@ -45,7 +45,10 @@ class Signaling:
         stored_offset: Mapping[str, Any] | None,
         chunk_source: ChunkSource,
         metrics: SnapshotMetrics,
+        incremental_type: Callable[..., IncrementalSnapshot] = IncrementalSnapshot,
     ) -> None:
+        """``incremental_type``: how incremental snapshots are watermarked (the signal table by default; the
+        connector's read-only variant with ``read.only``)."""
         self.settings = settings
         self.lock = asyncio.Lock()
         self._offset_source: Callable[[], Mapping[str, Any] | None] = lambda: None
@@ -58,8 +61,8 @@ class Signaling:
             topic=settings.notification_topic,
         )
         self.incremental: IncrementalSnapshot | None = None
-        if settings.signal_table is not None:
-            self.incremental = IncrementalSnapshot(
+        if settings.signal_table is not None or settings.read_only:
+            self.incremental = incremental_type(
                 self.context, settings, chunk_source, self.notifications, metrics, self.offset
             )
         #: runs a blocking snapshot (set by the connector's sources; None: not supported)

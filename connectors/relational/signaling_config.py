@@ -46,6 +46,8 @@ class SignalingConfig:
     chunk_size: int = 1024
     watermarking: WatermarkingStrategy = WatermarkingStrategy.INSERT_INSERT
     allow_schema_changes: bool = False
+    #: read.only (PostgreSQL): incremental snapshots watermarked by transaction ids, nothing written
+    read_only: bool = False
 
     @property
     def signal_table(self) -> TableId | None:
@@ -88,6 +90,7 @@ def signaling_config(parsed: Mapping[str, Any], props: Mapping[str, Any], topic_
             str(parsed.get("incremental.snapshot.watermarking.strategy") or "insert_insert").lower()
         ),
         allow_schema_changes=bool(parsed.get("incremental.snapshot.allow.schema.changes")),
+        read_only=bool(parsed.get("read.only")),
     )
 
 

@@ -308,6 +308,8 @@ _EXTRA: Final[list[_KeyRow]] = [
     ("signal.kafka.bootstrap.servers", _S, None, _LO, _WL, "Signal brokers",
      "Brokers of the signal topic; required when the 'kafka' signal channel is enabled."),
     ("signal.kafka.poll.timeout.ms", _L, 0, _LO, _WS, "Signal poll timeout", "Signal consumer poll timeout."),
+    ("read.only", _B, False, _LO, _WS, "Read only connection",
+     "Incremental snapshots watermarked by transaction ids: nothing written to the database (PostgreSQL 13+)."),
     ("signal.file", _S, "file-signals.txt", _LO, _WL, "Signal file",
      "The file signal channel's file, one JSON per line."),
 ]

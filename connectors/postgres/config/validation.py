@@ -218,12 +218,6 @@ def _dynamic_keys(props: Mapping[str, Any], out: Outcome) -> None:
             out.select_overrides[key[len("snapshot.select.statement.overrides.") :]] = value
         elif key.startswith("database."):
             out.driver_properties[key[len("database.") :]] = value
-        elif key == "read.only" and value.lower() == "true":
-            out.error(
-                key,
-                "read.only=true (incremental snapshots watermarked with pg_current_snapshot() instead of the signal "
-                "table) is not supported by this worker yet; use a signal table",
-            )
         elif key == "kafka.consumer.offset.commit.enabled":
             out.error(
                 key,

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -89,20 +90,15 @@ async def test_incremental_snapshot_of_a_table_signalled_through_the_signal_tabl
         assert completed["id"] == "ad-hoc-1" and completed["aggregate_type"] == "Incremental Snapshot"
 
 
-async def test_incremental_snapshot_while_a_writer_updates_and_deletes(h: Harness) -> None:
-    """The final content read from Kafka, deduplicated per key, equals the table's (the DBLog guarantee)."""
+async def _snapshot_under_a_writer(h: Harness, extra: Callable[[str], dict[str, str]], signal_file: Any = None) -> str:
+    """A 100,000-row incremental snapshot while a writer updates, deletes and inserts rows of the table: the final
+    content read from Kafka, deduplicated per key, equals the table's (the DBLog guarantee). Returns the signal
+    table's name."""
     name = h.name()
     rows = 100_000
     items, sig = await signal_setup(h, name, rows)
     config = h.config(
-        name,
-        name,
-        **{
-            "snapshot.mode": "no_data",
-            "signal.data.collection": sig,
-            "incremental.snapshot.chunk.size": "1024",
-            "incremental.snapshot.watermarking.strategy": "insert_delete",
-        },
+        name, name, **{"snapshot.mode": "no_data", "incremental.snapshot.chunk.size": "1024", **extra(name)}
     )
     async with connector(h, name, config):
         await h.task_state(name, "RUNNING")
@@ -125,7 +121,11 @@ async def test_incremental_snapshot_while_a_writer_updates_and_deletes(h: Harnes
             return n
 
         task = asyncio.create_task(writer())
-        await signal(h, sig, "ad-hoc-2", "execute-snapshot", {"data-collections": [items]})
+        request = {"data-collections": [items]}
+        if signal_file is None:
+            await signal(h, sig, "ad-hoc-2", "execute-snapshot", request)
+        else:
+            signal_file.write_text(json.dumps({"id": "ad-hoc-2", "type": "execute-snapshot", "data": request}) + "\n")
 
         await asyncio.sleep(3)  # the offsets show the snapshot running before it is waited for
         await wait(lambda: _snapshot_finished(h, name), 240)
@@ -134,14 +134,42 @@ async def test_incremental_snapshot_while_a_writer_updates_and_deletes(h: Harnes
         assert writes > 100, writes  # the writer ran during the whole snapshot
         await asyncio.sleep(3)
         got = await h.read(f"{name}.{items}")
+        assert sum(1 for r in got if (p := payload(r)) is not None and p["op"] == "r") >= rows // 2
         table = {r[0]: r for r in await h.query(f"SELECT id, label, qty FROM {items}")}
         state = final_state(got)
         assert state.keys() == table.keys()
         for i, after in state.items():
             assert (after["id"], after["label"], after["qty"]) == table[i]
-        # insert_delete leaves no watermark behind
-        left = await h.query(f"SELECT count(*) FROM {sig} WHERE type LIKE 'snapshot-window-%%'")
-        assert left == [(0,)]
+    return sig
+
+
+async def test_incremental_snapshot_while_a_writer_updates_and_deletes(h: Harness) -> None:
+    sig = await _snapshot_under_a_writer(
+        h,
+        lambda name: {
+            "signal.data.collection": f"{name}.dbz_signal",
+            "incremental.snapshot.watermarking.strategy": "insert_delete",
+        },
+    )
+    # insert_delete leaves no watermark behind
+    left = await h.query(f"SELECT count(*) FROM {sig} WHERE type LIKE 'snapshot-window-%%'")
+    assert left == [(0,)]
+
+
+async def test_read_only_incremental_snapshot_while_a_writer_updates_and_deletes(h: Harness, tmp_path: Any) -> None:
+    """read.only: windows bounded by transaction ids, nothing written (the signal table stays empty)."""
+    signal_file = tmp_path / "signals.txt"
+    sig = await _snapshot_under_a_writer(
+        h,
+        lambda name: {
+            "read.only": "true",
+            "signal.enabled.channels": "file",
+            "signal.file": str(signal_file),
+            "signal.poll.interval.ms": "200",
+        },
+        signal_file,
+    )
+    assert await h.query(f"SELECT count(*) FROM {sig}") == [(0,)]
 
 
 async def _snapshot_finished(h: Harness, name: str) -> bool:
