@@ -6,8 +6,10 @@ convert exactly as the snapshot's do. Key values are bound as literals of the co
 
 The chunking key's values are kept as the Java objects Debezium's JDBC reads give (they are serialized into the
 offsets): ``int2``/``int4`` Integer, ``int8``/``oid`` Long, ``numeric`` BigDecimal (NaN and the infinities a
-Double), ``float4`` Float, ``float8`` Double, ``bool`` Boolean, ``uuid`` UUID, ``bytea`` byte[], and the text,
-time, timestamp, bit and money types String (Debezium reads those as text). Other key types (``date`` is a
+Double), ``float4`` Float, ``float8`` Double, ``bool`` Boolean, ``uuid`` UUID, ``bytea`` byte[], ``money``
+BigDecimal (Debezium's PostgresMoney; Debezium then binds it as a numeric, which PostgreSQL cannot compare with
+money, and fails the table after its first chunk: here the literal is cast to money), the text, time, timestamp
+and bit types String (Debezium reads those as text). Other key types (``date`` is a
 ``java.sql.Date`` whose serialized form depends on the JVM's time zone, json, arrays, ...) are refused for
 incremental snapshots with a clear reason.
 """
@@ -50,7 +52,6 @@ _STRING = frozenset(
         "timestamptz",
         "bit",
         "varbit",
-        "money",
     }
 )
 
@@ -68,6 +69,8 @@ def java_key_converter(column: Column) -> Callable[[str | None], JavaValue]:
         convert = str
     elif name == "numeric":
         convert = _numeric
+    elif name == "money":
+        convert = _money
     elif name == "float8":
         convert = float
     elif name == "float4":
@@ -107,6 +110,19 @@ def _numeric(text: str) -> JavaValue:
     if text in ("NaN", "Infinity", "-Infinity"):
         return float(text.replace("Infinity", "inf"))  # Debezium binds these as Double
     return decimal.Decimal(text)
+
+
+def _money(text: str) -> JavaValue:
+    """Debezium's PostgresMoney.parse: a BigDecimal of the text without its currency symbol, parentheses and
+    group separators (negative when it started with '-' or '(')."""
+    negative = text[:1] in ("(", "-")
+    value = f"({text[1:]})" if text.startswith("-") else text
+    if value.startswith("(") and value.endswith(")"):
+        value = value[1:-1]
+    if value and not value[0].isdigit() and value[0] != ".":
+        value = value[1:]
+    value = value.replace(",", "")
+    return decimal.Decimal("-" + value if negative else value)
 
 
 def _float4(text: str) -> JavaValue:

@@ -67,6 +67,8 @@ KEYS_SETUP = [
     "CREATE TABLE public.by_text (code varchar(20) PRIMARY KEY, flag boolean)",
     "INSERT INTO public.by_text SELECT 'c' || lpad(g::text, 3, '0'), g % 2 = 0 FROM generate_series(1, 16) g",
 ]
+# (a money key is left out: Debezium binds it as a numeric, "operator does not exist: money > numeric" after the
+# first chunk, and skips the table; this worker reads all of it - tests/integration/.../test_signals.py)
 KEY_TABLES = ["public.by_int", "public.by_pair", "public.by_uuid", "public.by_num", "public.by_text"]
 KEY_ROWS = 30 + 20 + 12 + 15 + 16
 

@@ -377,3 +377,25 @@ async def test_allow_schema_changes_reads_on_with_the_new_columns(h: Harness) ->
         later = [p for p in reads[len(before) :]]
         assert later and all(p["after"].get("extra") == "new" for p in later), later[:2]
         assert (await h.status(name))["tasks"][0]["state"] == "RUNNING"
+
+
+async def test_a_money_key_is_read_to_the_end(h: Harness) -> None:
+    """Debezium binds a money key as a numeric ("operator does not exist: money > numeric") and skips the table
+    after its first chunk; here every chunk is read (a deliberate difference)."""
+    name = h.name()
+    _, sig = await signal_setup(h, name, 0)
+    await h.sql(
+        f"CREATE TABLE {name}.by_money (m money PRIMARY KEY, n int)",
+        f"INSERT INTO {name}.by_money SELECT (g * 1234.5)::numeric::money, g FROM generate_series(-4, 8) g",
+    )
+    config = h.config(
+        name,
+        name,
+        **{"snapshot.mode": "no_data", "signal.data.collection": sig, "incremental.snapshot.chunk.size": "5"},
+    )
+    async with connector(h, name, config):
+        await h.task_state(name, "RUNNING")
+        await asyncio.sleep(2)
+        await signal(h, sig, "m1", "execute-snapshot", {"data-collections": [f"{name}.by_money"]})
+        got = await h.records(f"{name}.{name}.by_money", 13, timeout=30, settle=1.0)
+        assert sorted(payload(r)["after"]["n"] for r in got) == list(range(-4, 9))
