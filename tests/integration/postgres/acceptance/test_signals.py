@@ -321,26 +321,47 @@ async def test_a_table_added_to_the_include_list_is_snapshotted_by_signal(h: Har
         assert [(p["op"], p["after"]["id"]) for p in got] == [("c", 2), ("r", 1), ("r", 2)]
 
 
+async def _snapshot_of(h: Harness, table: str, ddl: str, fill: str, rows: int, chunk: int, **request: Any) -> list[Any]:
+    """Create `table` (in a new schema with a signal table), snapshot it incrementally; its READ payloads."""
+    name = h.name()
+    _, sig = await signal_setup(h, name, 0)
+    await h.sql(ddl.format(t=f"{name}.{table}"), fill.format(t=f"{name}.{table}"))
+    extra = {"snapshot.mode": "no_data", "signal.data.collection": sig, "incremental.snapshot.chunk.size": str(chunk)}
+    async with connector(h, name, h.config(name, name, **extra)):
+        await h.task_state(name, "RUNNING")
+        await asyncio.sleep(2)
+        await signal(h, sig, "t1", "execute-snapshot", {"data-collections": [f"{name}.{table}"], **request})
+        got = await h.records(f"{name}.{name}.{table}", rows, timeout=30, settle=1.0)
+    return [payload(r) for r in got]
+
+
 async def test_surrogate_key_on_a_table_without_a_key_emits_every_row(h: Harness) -> None:
     """Debezium keys its window by the record key, which a keyless table does not have: it emits one row per
     chunk. This worker keeps such rows apart by their chunk key and emits all of them (a deliberate difference)."""
-    name = h.name()
-    _, sig = await signal_setup(h, name, 0)
-    await h.sql(
-        f"CREATE TABLE {name}.nokey (n int NOT NULL, label text)",
-        f"INSERT INTO {name}.nokey SELECT g, 'x' || g FROM generate_series(1, 25) g",
+    got = await _snapshot_of(
+        h,
+        "nokey",
+        "CREATE TABLE {t} (n int NOT NULL, label text)",
+        "INSERT INTO {t} SELECT g, 'x' || g FROM generate_series(1, 25) g",
+        25,
+        7,
+        **{"surrogate-key": "n"},
     )
-    config = h.config(
-        name,
-        name,
-        **{"snapshot.mode": "no_data", "signal.data.collection": sig, "incremental.snapshot.chunk.size": "7"},
+    assert sorted(p["after"]["n"] for p in got) == list(range(1, 26))
+
+
+async def test_a_money_key_is_read_to_the_end(h: Harness) -> None:
+    """Debezium binds a money key as a numeric ("operator does not exist: money > numeric") and skips the table
+    after its first chunk; here every chunk is read (a deliberate difference)."""
+    got = await _snapshot_of(
+        h,
+        "by_money",
+        "CREATE TABLE {t} (m money PRIMARY KEY, n int)",
+        "INSERT INTO {t} SELECT (g * 1234.5)::numeric::money, g FROM generate_series(-4, 8) g",
+        13,
+        5,
     )
-    async with connector(h, name, config):
-        await h.task_state(name, "RUNNING")
-        await asyncio.sleep(2)
-        await signal(h, sig, "k1", "execute-snapshot", {"data-collections": [f"{name}.nokey"], "surrogate-key": "n"})
-        got = await h.records(f"{name}.{name}.nokey", 25, timeout=30, settle=1.0)
-        assert sorted(payload(r)["after"]["n"] for r in got) == list(range(1, 26))
+    assert sorted(p["after"]["n"] for p in got) == list(range(-4, 9))
 
 
 async def test_allow_schema_changes_reads_on_with_the_new_columns(h: Harness) -> None:
@@ -377,25 +398,3 @@ async def test_allow_schema_changes_reads_on_with_the_new_columns(h: Harness) ->
         later = [p for p in reads[len(before) :]]
         assert later and all(p["after"].get("extra") == "new" for p in later), later[:2]
         assert (await h.status(name))["tasks"][0]["state"] == "RUNNING"
-
-
-async def test_a_money_key_is_read_to_the_end(h: Harness) -> None:
-    """Debezium binds a money key as a numeric ("operator does not exist: money > numeric") and skips the table
-    after its first chunk; here every chunk is read (a deliberate difference)."""
-    name = h.name()
-    _, sig = await signal_setup(h, name, 0)
-    await h.sql(
-        f"CREATE TABLE {name}.by_money (m money PRIMARY KEY, n int)",
-        f"INSERT INTO {name}.by_money SELECT (g * 1234.5)::numeric::money, g FROM generate_series(-4, 8) g",
-    )
-    config = h.config(
-        name,
-        name,
-        **{"snapshot.mode": "no_data", "signal.data.collection": sig, "incremental.snapshot.chunk.size": "5"},
-    )
-    async with connector(h, name, config):
-        await h.task_state(name, "RUNNING")
-        await asyncio.sleep(2)
-        await signal(h, sig, "m1", "execute-snapshot", {"data-collections": [f"{name}.by_money"]})
-        got = await h.records(f"{name}.{name}.by_money", 13, timeout=30, settle=1.0)
-        assert sorted(payload(r)["after"]["n"] for r in got) == list(range(-4, 9))
