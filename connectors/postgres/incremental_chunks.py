@@ -16,15 +16,17 @@ incremental snapshots with a clear reason.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import decimal
 import uuid
-from collections.abc import Awaitable, Callable, Hashable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Hashable, Iterable, Iterator, Sequence
 from typing import Any
 
 import psycopg
 from psycopg import sql
 
+from connect_worker.api import RetriableError
 from connect_worker.api.java_serialization import JavaFloat, JavaInteger, JavaLong, JavaShort, JavaValue
 from connect_worker.api.javacompat import to_float32
 from connectors.postgres import catalog
@@ -195,8 +197,9 @@ class PostgresChunkSource:
             raise TableScanFailed(
                 "UNKNOWN_SCHEMA", f"Schema not found for table '{table_id}': it is not captured by the connector"
             )
-        conn = await self._connection()
-        table = await catalog.read_table(conn, table_id)  # as Debezium refreshes the table from the catalog
+        with sql_errors(f"Reading the table {table_id} failed"):
+            conn = await self._connection()
+            table = await catalog.read_table(conn, table_id)  # as Debezium refreshes the table from the catalog
         if table is None:
             raise TableScanFailed("UNKNOWN_SCHEMA", f"Schema retrieval failed to populate the schema for {table_id}")
         pipeline.tables_by_id[table_id] = table
@@ -281,20 +284,19 @@ class PostgresChunkSource:
         return out
 
     async def _rows(self, statement: sql.Composable) -> list[tuple[str | None, ...]]:
-        conn = await self._connection()
         out: list[tuple[str | None, ...]] = []
-        try:
+        with sql_errors("Incremental snapshot query failed"):
+            conn = await self._connection()
             async for batch in copy_text_rows(conn, statement):
                 out.extend(batch)
-        except psycopg.Error as e:
-            raise TableScanFailed("SQL_EXCEPTION", f"Incremental snapshot query failed: {e}") from e
         return out
 
     async def table_signature(self, table: Any) -> Hashable:
         """The columns read (name, type, nullability, length, scale), by name: what Debezium compares from the
         chunk query's result-set metadata."""
         assert isinstance(table, ChunkTable)
-        current = await catalog.read_table(await self._connection(), table.id)
+        with sql_errors(f"Reading the table {table.id} failed"):
+            current = await catalog.read_table(await self._connection(), table.id)
         if current is None:
             return None
         return tuple(
@@ -324,8 +326,21 @@ class PostgresChunkSource:
             )
 
     async def _execute(self, statement: sql.Composed, params: Sequence[Any]) -> None:
-        conn = await self._connection()
-        await conn.execute(statement, params)
+        with sql_errors("Incremental snapshot watermark not written"):
+            conn = await self._connection()
+            await conn.execute(statement, params)
+
+
+@contextlib.contextmanager
+def sql_errors(what: str) -> Iterator[None]:
+    """A lost connection is retriable (the task resumes from its offsets); any other SQL error fails the current
+    table (a TABLE_SCAN_COMPLETED notification with SQL_EXCEPTION, the snapshot goes on with the next one)."""
+    try:
+        yield
+    except psycopg.OperationalError as e:
+        raise RetriableError(f"{what}: {e}") from e
+    except psycopg.Error as e:
+        raise TableScanFailed("SQL_EXCEPTION", f"{what}: {e}") from e
 
 
 def _table(table_id: TableId) -> sql.Composable:

@@ -25,7 +25,7 @@ import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, Final
 
-from connect_worker.api import SourceRecord, Struct
+from connect_worker.api import RetriableError, SourceRecord, Struct
 from connect_worker.api.errors import DataError
 from connectors.postgres.lsn import Lsn
 from connectors.postgres.messages import message_collection_id
@@ -184,6 +184,8 @@ class StreamingChangeSource:
             try:
                 if self._row(at, msg):  # a signal-table row: the signal first, then its own event
                     await self._signal_row(at, msg)
+            except RetriableError:
+                raise  # a lost connection (a signal's SQL): the task resumes from its offsets
             except Exception as e:  # noqa: BLE001 - event.processing.failure.handling.mode decides
                 self._failed(at, kind, e)
             if self._overflow:

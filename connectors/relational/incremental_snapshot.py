@@ -243,7 +243,17 @@ class IncrementalSnapshot:
             log.info("Incremental snapshot was paused.")
             return
         chunk_id = context.start_chunk()
-        await self._window_open(chunk_id)
+        while True:
+            try:
+                await self._window_open(chunk_id)
+                break
+            except TableScanFailed as e:
+                # the watermark cannot be written (signal table gone, no privilege): the current table is skipped,
+                # as Debezium's readChunk does, and the next one tried
+                log.warning("Incremental snapshot window could not be opened: %s", e)
+                await self._table_scan_completed(e.status)
+                if not context.running:
+                    return
         while context.running:
             current = context.current
             assert current is not None
@@ -314,7 +324,17 @@ class IncrementalSnapshot:
                 },
             )
             break
-        await self._window_close(chunk_id)
+        try:
+            await self._window_close(chunk_id)
+        except TableScanFailed as e:
+            # without a close watermark the window would never be emitted: skip the table, try the next one
+            log.warning("Incremental snapshot window could not be closed: %s", e)
+            self._window.clear()
+            if context.running:
+                await self._table_scan_completed(e.status)
+            if context.running:
+                await self.read_chunk()
+            return
         self._update_dedup()
 
     async def _window_open(self, chunk_id: str) -> None:

@@ -16,6 +16,7 @@ import logging
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from connect_worker.api import RetriableError
 from connectors.relational.incremental_context import IncrementalSnapshotContext
 from connectors.relational.incremental_snapshot import ChunkSource, IncrementalSnapshot
 from connectors.relational.metrics import SnapshotMetrics
@@ -117,7 +118,7 @@ class Signaling:
             collections, conditions = self._blocking.pop(0)
             try:
                 await self.blocking_runner(collections, conditions)
-            except asyncio.CancelledError:
+            except (asyncio.CancelledError, RetriableError):
                 raise
             except Exception as e:
                 log.warning("Error while executing requested blocking snapshot.", exc_info=e)

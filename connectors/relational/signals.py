@@ -21,6 +21,7 @@ import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
+from connect_worker.api import RetriableError
 from connect_worker.api.javacompat import java_hashmap_order
 from connectors.relational.incremental_snapshot import IncrementalSnapshot
 
@@ -92,6 +93,8 @@ class SignalProcessor:
             return False
         try:
             done = await self._run(signal, data)
+        except RetriableError:
+            raise  # the connection is gone: the task restarts and resumes from its offsets
         except Exception as e:
             log.warning("Action %s failed. The signal %s may not have been processed.", signal.type, signal, exc_info=e)
             self.counts["failed"] += 1

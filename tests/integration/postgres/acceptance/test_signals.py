@@ -398,3 +398,38 @@ async def test_allow_schema_changes_reads_on_with_the_new_columns(h: Harness) ->
         later = [p for p in reads[len(before) :]]
         assert later and all(p["after"].get("extra") == "new" for p in later), later[:2]
         assert (await h.status(name))["tasks"][0]["state"] == "RUNNING"
+
+
+async def test_a_watermark_that_cannot_be_written_skips_the_table_and_the_task_runs_on(h: Harness) -> None:
+    """The signal table is dropped after the signal: the watermark write fails, the table is skipped with a
+    TABLE_SCAN_COMPLETED notification (SQL_EXCEPTION), the snapshot completes and the task keeps streaming."""
+    name = h.name()
+    items, sig = await signal_setup(h, name, 10)
+    config = h.config(
+        name,
+        name,
+        **{
+            "snapshot.mode": "no_data",
+            "signal.data.collection": sig,
+            "signal.enabled.channels": "source,jmx",
+            "notification.enabled.channels": "sink",
+            "notification.sink.topic.name": f"{name}.notifications",
+        },
+    )
+    async with connector(h, name, config):
+        await h.task_state(name, "RUNNING")
+        await asyncio.sleep(2)
+        await h.sql(f"DROP TABLE {sig}")
+
+        async def posted() -> bool:
+            body = {"id": "gone-1", "type": "execute-snapshot", "data": {"data-collections": [items]}}
+            return (await h.client.post(f"/connectors/{name}/signals", json=body)).status_code == 202
+
+        await wait(posted, 30)
+        notes = await h.records(f"{name}.notifications", 3, timeout=30)
+        kinds = [(payload(n)["type"], payload(n)["additional_data"].get("status")) for n in notes]
+        assert ("TABLE_SCAN_COMPLETED", "SQL_EXCEPTION") in kinds and ("COMPLETED", None) in kinds, kinds
+        await h.sql(f"INSERT INTO {items} VALUES (11, 'streamed', 1)")
+        got = await h.records(f"{name}.{items}", 1, timeout=30)
+        assert [payload(r)["op"] for r in got] == ["c"]
+        assert (await h.status(name))["tasks"][0]["state"] == "RUNNING"
