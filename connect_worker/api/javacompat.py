@@ -34,6 +34,7 @@ __all__ = [
     "java_hashset_order",
     "java_int",
     "java_long",
+    "java_map_text",
     "java_math_round",
     "java_string_hash",
     "to_float32",
@@ -188,6 +189,19 @@ def java_hashmap_order(
     mask = cap - 1
     order = sorted(range(n), key=lambda i: (spread[i] & mask, i))
     return {keys[i]: mapping[keys[i]] for i in order}
+
+
+def java_map_text(mapping: Mapping[Any, Any]) -> str:
+    """A map as Java's AbstractMap.toString prints it, in the mapping's order: ``{k=v, k2=null, b=true}``."""
+    return "{" + ", ".join(f"{k}={_java_scalar_text(v)}" for k, v in mapping.items()) + "}"
+
+
+def _java_scalar_text(value: Any) -> str:
+    if value is None:
+        return "null"
+    if value is True or value is False:
+        return "true" if value else "false"
+    return str(value)
 
 
 def java_hashset_order(items: Sequence[K], *, hash_fn: Callable[[Any], int] = java_hash) -> list[K]:

@@ -96,10 +96,6 @@ def java_key_converter(column: Column) -> Callable[[str | None], JavaValue]:
     return key_value
 
 
-def java_key_value(column: Column, text: str | None) -> JavaValue:
-    return java_key_converter(column)(text)
-
-
 def _integer(text: str) -> JavaValue:
     return JavaInteger(int(text))
 

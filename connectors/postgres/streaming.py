@@ -27,6 +27,7 @@ from typing import Any, Final
 
 from connect_worker.api import RetriableError, SourceRecord, Struct
 from connect_worker.api.errors import DataError
+from connect_worker.api.javacompat import java_map_text
 from connectors.postgres.lsn import Lsn
 from connectors.postgres.messages import message_collection_id
 from connectors.postgres.offsets import StoredPosition, streaming_offset
@@ -322,7 +323,7 @@ class StreamingChangeSource:
         """A change could not be turned into records: fail with its offset, or log it and go on (the position
         advances past it all the same), as Debezium's EventDispatcher does."""
         message_type = "INSERT" if kind is pg.Insert else "UPDATE" if kind is pg.Update else "DELETE"
-        offset = _java_map(self._offset(lsn, message_type))
+        offset = java_map_text(self._offset(lsn, message_type))
         mode = self._settings.failure_handling_mode
         if mode == "fail":
             raise DataError(f"Error while processing event at offset {offset}: {error}") from error
@@ -398,9 +399,8 @@ class StreamingChangeSource:
             key = key_of(after) if key_of is not None else key_fn(new) if key_fn else None
             tx, offset, source = self._event(rel, lsn, "INSERT")
             self._emit(records.read_or_create(schema, rel.topic, "c", key, after, source, tx, offset), size)
-            inc = self._incremental
-            if inc is not None and inc.dedup_table is not None and inc.dedup_table == rel.table_id:
-                inc.deduplicate(key)
+            if self._incremental is not None:
+                self._deduplicate(rel.table_id, key)
             return False
         if op == "u":
             new = msg.new
@@ -443,10 +443,8 @@ class StreamingChangeSource:
                 create_offset=create_offset,
             ):
                 self._emit(r, size)
-            inc = self._incremental
-            if inc is not None and inc.dedup_table is not None and inc.dedup_table == rel.table_id:
-                inc.deduplicate(old_key)
-                inc.deduplicate(key)
+            if self._incremental is not None:
+                self._deduplicate(rel.table_id, old_key, key)
             return False
         old_tuple = msg.old if msg.old is not None else msg.key
         before = value_fn(old_tuple)
@@ -457,10 +455,16 @@ class StreamingChangeSource:
         tx, offset, source = self._event(rel, lsn, "DELETE")
         for r in records.delete(schema, rel.topic, old_key, before, source, tx, offset):
             self._emit(r, size)
-        inc = self._incremental
-        if inc is not None and inc.dedup_table is not None and inc.dedup_table == rel.table_id:
-            inc.deduplicate(old_key)
+        if self._incremental is not None:
+            self._deduplicate(rel.table_id, old_key)
         return False
+
+    def _deduplicate(self, table_id: TableId, *keys: Struct | None) -> None:
+        """A streamed change of the table an incremental snapshot's window holds: its keys leave the window."""
+        inc = self._incremental
+        if inc is not None and inc.dedup_table is not None and inc.dedup_table == table_id:
+            for key in keys:
+                inc.deduplicate(key)
 
     async def _before_change(self, lsn: int, msg: Any) -> None:
         """read.only: a captured change is about to be emitted; the window may close (its rows then carry this
@@ -640,11 +644,6 @@ class StreamingChangeSource:
 def _plain(values: tuple[Any, ...]) -> tuple[Any, ...]:
     """A row's values with YugabyteDB's cells (`{value, set}` structs) unwrapped."""
     return tuple(v.values[0] if isinstance(v, Struct) else v for v in values)
-
-
-def _java_map(offset: Mapping[str, Any]) -> str:
-    """A map as Java's AbstractMap.toString prints it (`{k=v, k2=null}`), as Debezium's message shows offsets."""
-    return "{" + ", ".join(f"{k}={'null' if v is None else v}" for k, v in offset.items()) + "}"
 
 
 def record_size(*tuples: Any) -> int:

@@ -183,13 +183,9 @@ class IncrementalSnapshotContext:
         """Whether a window signal belongs to the current chunk (its id starts with the chunk's)."""
         return self.chunk_id is not None and signal_id.startswith(self.chunk_id)
 
-    def sent(self, key: Key) -> None:
-        """A row of the window was emitted: the offset's primary key moves to it."""
-        self.last_sent = key
-        self._stored = None
-
     def sent_key(self, key: Key) -> str:
-        """:meth:`sent`, returning the key as the offsets hold it (the rest of :meth:`offset_keys` is unchanged)."""
+        """A row of the window was emitted: the offset's primary key moves to it; returns the key as the offsets
+        hold it (the rest of :meth:`offset_keys` is unchanged)."""
         self.last_sent = key
         primary = encode_chunk_key(key)
         stored = self._stored

@@ -97,7 +97,7 @@ class ChunkSource(Protocol):
 class WindowEmitter(Protocol):
     async def emit_window(self, table: PreparedTable, rows: Sequence[WindowRow]) -> None:
         """Queue the rows as incremental READ records at the stream's current position (calling
-        ``context.sent`` before each record so its offset holds its key)."""
+        ``context.sent_key`` before each record so its offset holds its key)."""
         ...
 
 

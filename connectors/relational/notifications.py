@@ -78,7 +78,6 @@ class NotificationService:
         self._queue = queue
         self._partition = dict(partition)
         self._topic = topic or ""
-        self.sent = 0
 
     @property
     def enabled(self) -> bool:
@@ -125,7 +124,6 @@ class NotificationService:
                 value,
             )
             await self._queue.put(record)
-        self.sent += 1
 
 
 class InitialSnapshotNotifier:

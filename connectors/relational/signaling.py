@@ -150,6 +150,7 @@ class Signaling:
             return
         interval = self.settings.poll_interval_ms / 1000
         while True:
+            self._wake.clear()
             for channel in self._channels:
                 try:
                     signals = await channel.read()
@@ -160,7 +161,6 @@ class Signaling:
                     async with self.lock:
                         await self.processor.process(signal)
                         await self.run_pending_blocking()
-            self._wake.clear()
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), interval)
 

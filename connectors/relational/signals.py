@@ -22,7 +22,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
 from connect_worker.api import RetriableError
-from connect_worker.api.javacompat import java_hashmap_order
+from connect_worker.api.javacompat import java_hashmap_order, java_map_text
 from connectors.relational.incremental_snapshot import IncrementalSnapshot
 
 log = logging.getLogger(__name__)
@@ -142,7 +142,9 @@ class SignalProcessor:
             )
             return False
         offset = self._offset()
-        log.info("%s", message.replace("{}", _java_map(offset) if offset is not None else "<none>", 1))
+        # the offset as Debezium prints its HashMap
+        text = java_map_text(java_hashmap_order(dict(offset))) if offset is not None else "<none>"
+        log.info("%s", message.replace("{}", text, 1))
         return True
 
     async def _execute(self, signal: SignalRecord, data: Mapping[str, Any]) -> bool:
@@ -219,17 +221,3 @@ def _snapshot_type(data: Mapping[str, Any]) -> str | None:
         return text.upper()
     log.warning("Detected an unexpected snapshot type '%s'. Signal will be skipped.", text)
     return None
-
-
-def _java_map(offset: Mapping[str, Any]) -> str:
-    """A map as Java prints a HashMap: ``{k=v, k2=null}`` in its iteration order."""
-    ordered = java_hashmap_order(dict(offset))
-    return "{" + ", ".join(f"{k}={'null' if v is None else _java_text(v)}" for k, v in ordered.items()) + "}"
-
-
-def _java_text(value: Any) -> str:
-    if value is True:
-        return "true"
-    if value is False:
-        return "false"
-    return str(value)

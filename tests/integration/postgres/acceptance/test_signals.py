@@ -397,6 +397,12 @@ async def test_allow_schema_changes_reads_on_with_the_new_columns(h: Harness) ->
         assert {p["after"]["id"] for p in reads} == set(range(1, 60001))
         later = [p for p in reads[len(before) :]]
         assert later and all(p["after"].get("extra") == "new" for p in later), later[:2]
+        # the watermark rows in Debezium's SignalMetadata form: its key order, a space after ':' and ','
+        rows = await h.query(f"SELECT id, type, data FROM {sig} WHERE type LIKE 'snapshot-window-%%'")
+        for row_id, kind, data in rows:
+            keys = ["openWindowTimestamp"] + (["closeWindowTimestamp"] if kind.endswith("close") else [])
+            assert list(json.loads(data)) == [*keys, "correlationId", "dataCollectionId"], data
+            assert row_id.endswith("-" + kind.rsplit("-", 1)[1]) and '", "' in data and '": "' in data
         assert (await h.status(name))["tasks"][0]["state"] == "RUNNING"
 
 
