@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # A real Apache Kafka Connect 4.3.1 worker (ConnectDistributed) with the real Debezium 3.6.3.Final PostgreSQL
 # plugin, on loopback, for differential tests and benchmarks. Jars from Maven Central (devstack/debezium/pom.xml).
+# plugin.path also holds Apicurio Registry's Avro converter 2.6.13 (plugins/apicurio-converter), for Avro output
+# (io.apicurio.registry.utils.converter.AvroConverter; tests/differential/avro_support.py has its settings).
 #   devstack/debezium.sh fetch|start|stop|status
 # Settings (environment):
 #   CW_DBZ_RUN_DIR       instance folder: worker.properties, connect.log, connect.pid  (.devstack/debezium/run)
@@ -36,13 +38,15 @@ fetch() {
   if [ -f "$MARKER" ] && [ "$MARKER" -nt "$POM" ]; then return; fi
   command -v mvn >/dev/null || die "Maven (mvn) is required to fetch Kafka Connect and Debezium: apt-get install maven"
   command -v java >/dev/null || die "Java 17+ is required to run Kafka Connect: apt-get install openjdk-17-jre-headless"
-  log "fetching Kafka Connect + the Debezium PostgreSQL plugin from Maven Central into $DBZ_HOME"
+  log "fetching Kafka Connect + the Debezium PostgreSQL plugin + Apicurio's converter from Maven Central into $DBZ_HOME"
   rm -rf "$LIBS" "$PLUGINS" "$MARKER"
   mkdir -p "$DBZ_HOME"
   mvn -q -B -Dstyle.color=never -f "$POM" generate-resources -Dconnect.libs.dir="$LIBS" -Dplugins.dir="$PLUGINS" \
     || die "mvn could not fetch Kafka Connect / Debezium (see above)"
   [ -f "$PLUGINS/debezium-connector-postgres/debezium-connector-postgres-3.6.3.Final.jar" ] \
     || die "the Debezium plugin archive was not unpacked into $PLUGINS"
+  [ -f "$PLUGINS/apicurio-converter/apicurio-registry-utils-converter-2.6.13.Final.jar" ] \
+    || die "the Apicurio converter was not copied into $PLUGINS/apicurio-converter"
   touch "$MARKER"
 }
 
