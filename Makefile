@@ -37,6 +37,7 @@ down:
 status:
 	-devstack/kafka.sh status
 	-devstack/postgres.sh status
+	-devstack/registry.sh status
 
 run: up
 	devstack/run.sh
