@@ -31,3 +31,19 @@ def worker_props(kafka_bootstrap: str, unique_name: str) -> dict[str, str]:
     from tests.worker_support import worker_properties
 
     return worker_properties(kafka_bootstrap, unique_name)
+
+
+@pytest.fixture(scope="session")
+def registry_url() -> str:
+    """The devstack's schema registry (Apicurio, Confluent API); started here when `make up` has not."""
+    import subprocess
+    import urllib.request
+    from pathlib import Path
+
+    url = f"http://127.0.0.1:{os.environ.get('CW_REGISTRY_PORT', '8081')}/apis/ccompat/v7"
+    try:
+        urllib.request.urlopen(url + "/subjects", timeout=5).close()
+    except OSError:
+        script = Path(__file__).resolve().parents[1] / "devstack" / "registry.sh"
+        subprocess.run([str(script), "start"], check=True, timeout=600)
+    return url

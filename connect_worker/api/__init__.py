@@ -17,7 +17,7 @@ from connect_worker.api.connector import (
     SourceTask,
     SourceTaskContext,
 )
-from connect_worker.api.converter import Converter, HeaderConverter
+from connect_worker.api.converter import Converter, HeaderConverter, PendingIO
 from connect_worker.api.errors import (
     AlreadyExistsError,
     BadRequestError,
@@ -56,6 +56,7 @@ __all__ = [
     "NotFoundError",
     "OffsetStorageReader",
     "Password",
+    "PendingIO",
     "Plugin",
     "PluginType",
     "Predicate",

@@ -3,12 +3,24 @@
 from __future__ import annotations
 
 import abc
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from connect_worker.api.plugin import Plugin
 from connect_worker.api.record import Header, SchemaAndValue
 from connect_worker.api.schema import Schema
+
+
+class PendingIO(Exception):
+    """Raised by a conversion that needs blocking I/O first (a schema registry lookup on a cache miss).
+
+    The caller runs `work()` (the worker on a thread, off the event loop; a plain caller directly), then calls the
+    conversion again, which finds what `work` cached. `work` raises what the conversion would (RetriableError when
+    the remote end is unreachable, DataError when it refuses)."""
+
+    def __init__(self, work: Callable[[], None], what: str) -> None:
+        super().__init__(what)
+        self.work = work
 
 
 class Converter(Plugin, abc.ABC):

@@ -22,7 +22,9 @@ from confluent_kafka import KafkaError, Message
 from connect_worker.api import (
     Converter,
     HeaderConverter,
+    PendingIO,
     RecordMetadata,
+    RetriableError,
     SourceRecord,
     SourceTask,
     SourceTaskContext,
@@ -64,6 +66,21 @@ class TaskSettings:
     log_errors: bool = False
     log_error_messages: bool = False
     shutdown_timeout_s: float = 5.0
+    retry_timeout_ms: int = 0  # errors.retry.timeout: 0 no retries, -1 forever
+    retry_delay_max_ms: int = 60000  # errors.retry.delay.max.ms
+
+    def retry_delay_s(self, attempt: int, elapsed_ms: float) -> float | None:
+        """Kafka Connect's RetryWithToleranceOperator backoff: 300 ms doubling, capped by the maximum delay and the
+        time left; None once errors.retry.timeout has run out."""
+        if self.retry_timeout_ms == 0:
+            return None
+        delay_ms: float = min(300 * 2**attempt, self.retry_delay_max_ms)
+        if self.retry_timeout_ms > 0:
+            left = self.retry_timeout_ms - elapsed_ms
+            if left <= 0:
+                return None
+            delay_ms = min(delay_ms, left)
+        return delay_ms / 1000
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -295,6 +312,8 @@ class WorkerSourceTask:
                     hc = self._header_converter
                     headers = [(h.key, hc.from_connect_header(topic, h.key, h.schema, h.value)) for h in record_headers]
                     self._header_cache = (record_headers, topic, headers)
+        except PendingIO as pending:
+            return self._produce_after_io(record, transformed, pending)
         except Exception as e:  # noqa: BLE001
             self._not_sent(record, e)
             return None
@@ -308,6 +327,30 @@ class WorkerSourceTask:
             self._refused(entry, record, topic, e)
             return None
         return self._produce_when_room(entry, record, topic, key, value, partition, headers, timestamp)
+
+    async def _produce_after_io(self, record: SourceRecord, transformed: SourceRecord, pending: PendingIO) -> None:
+        """A converter needed I/O (a schema registry call): run it on a thread, retrying a RetriableError within
+        errors.retry.timeout, then convert and produce the record again. Records behind it wait: order is kept."""
+        started = time.monotonic()
+        attempt = 0
+        while True:
+            try:
+                await asyncio.to_thread(pending.work)
+                break
+            except RetriableError as e:
+                delay = self._settings.retry_delay_s(attempt, (time.monotonic() - started) * 1000)
+                if delay is None or self._stopping.is_set():
+                    self._not_sent(record, e)
+                    return
+                log.warning("task %s: %s; retrying in %.1f s", self.id, e, delay)
+                attempt += 1
+                await asyncio.sleep(delay)
+            except Exception as e:  # noqa: BLE001 - errors.tolerance decides (raises when not tolerated)
+                self._not_sent(record, e)
+                return
+        again = self._produce(record, transformed)
+        if again is not None:
+            await again
 
     async def _produce_when_room(
         self,

@@ -223,6 +223,8 @@ class Worker:
             log_errors=config.get("errors.log.enable", "false").lower() == "true",
             log_error_messages=config.get("errors.log.include.messages", "false").lower() == "true",
             shutdown_timeout_s=self._config["task.shutdown.graceful.timeout.ms"] / 1000,
+            retry_timeout_ms=int(config.get("errors.retry.timeout", 0)),
+            retry_delay_max_ms=int(config.get("errors.retry.delay.max.ms", 60000)),
         )
         worker_task = WorkerSourceTask(
             task_id,

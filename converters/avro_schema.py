@@ -1,0 +1,597 @@
+"""Connect schemas as Avro schemas, both ways, by the rules of Confluent's AvroData (io.confluent.connect.avro).
+
+Connect → Avro (`AvroSchemaMapper.from_connect`): a struct is a record named after the Connect schema (the last
+dot splits namespace and name; unnamed structs are `io.confluent.connect.avro.ConnectDefault`, then
+`ConnectDefault2`, ...); int8/int16 are `int` with `connect.type`; Decimal is `bytes` with the `decimal` logical
+type (precision from `connect.decimal.precision`, else 64); Date/Time/Timestamp carry `date`/`time-millis`/
+`timestamp-millis`; every other named schema keeps `connect.name`, `connect.version`, `connect.parameters`,
+`connect.doc` and `connect.default` (unless `connect.meta.data=false`); an optional schema is the union
+`["null", T]` (or `[T, "null"]` when it has a non-null default, so that the default matches the first branch);
+maps with string keys are Avro maps, any other map an array of `MapEntry {key, value}` records. A named type met
+a second time is written as a reference to its name, as Avro requires.
+
+The result is plain JSON data in the key order Avro's Java `Schema.toString()` writes (type, name, namespace,
+doc, fields, then the properties in the order AvroData adds them), so the text registered is the text a Java
+converter registers.
+
+Avro → Connect (`AvroSchemaMapper.to_connect`): the inverse, reading those properties back, for toConnectData.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import urllib.parse
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Final
+
+from connect_worker.api.errors import DataError
+from connect_worker.api.schema import (
+    DATE_NAME,
+    DECIMAL_NAME,
+    NO_DEFAULT,
+    TIME_NAME,
+    TIMESTAMP_NAME,
+    Schema,
+    Type,
+)
+from connect_worker.api.struct import Struct
+from converters.json_text import date_days, decimal_scale, decimal_unscaled_bytes, time_millis, timestamp_millis
+
+NAMESPACE: Final = "io.confluent.connect.avro"
+DEFAULT_SCHEMA_NAME: Final = "ConnectDefault"
+DEFAULT_SCHEMA_FULL_NAME: Final = f"{NAMESPACE}.{DEFAULT_SCHEMA_NAME}"
+MAP_ENTRY_TYPE_NAME: Final = "MapEntry"
+CONNECT_NAME: Final = "connect.name"
+CONNECT_DOC: Final = "connect.doc"
+CONNECT_VERSION: Final = "connect.version"
+CONNECT_DEFAULT: Final = "connect.default"
+CONNECT_PARAMETERS: Final = "connect.parameters"
+CONNECT_TYPE: Final = "connect.type"
+CONNECT_INTERNAL_TYPE: Final = "connect.internal.type"
+RECORD_DOC_PARAM: Final = f"{NAMESPACE}.record.doc"
+FIELD_DOC_PREFIX: Final = f"{NAMESPACE}.field.doc."
+FIELD_DEFAULT_FLAG: Final = f"{NAMESPACE}.field.default"
+ENUM_DOC_PREFIX: Final = f"{NAMESPACE}.enum.doc."
+ENUM_DEFAULT_PREFIX: Final = f"{NAMESPACE}.enum.default."
+AVRO_TYPE_ENUM: Final = f"{NAMESPACE}.Enum"
+AVRO_TYPE_UNION: Final = f"{NAMESPACE}.Union"
+GENERALIZED_ENUM: Final = "org.apache.kafka.connect.data.Enum"
+GENERALIZED_UNION: Final = "org.apache.kafka.connect.data.Union"
+FIXED_SIZE_PARAM: Final = "connect.fixed.size"
+DECIMAL_PRECISION_PARAM: Final = "connect.decimal.precision"
+DECIMAL_PRECISION_DEFAULT: Final = 64
+
+_LOGICAL_TYPES: Final = {TIME_NAME: "time-millis", TIMESTAMP_NAME: "timestamp-millis", DATE_NAME: "date"}
+_PRIMITIVE: Final = {
+    Type.INT8: "int",
+    Type.INT16: "int",
+    Type.INT32: "int",
+    Type.INT64: "long",
+    Type.FLOAT32: "float",
+    Type.FLOAT64: "double",
+    Type.BOOLEAN: "boolean",
+    Type.STRING: "string",
+    Type.BYTES: "bytes",
+}
+_NAME_PART: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+
+@dataclass(frozen=True)
+class AvroDataOptions:
+    """AvroDataConfig's switches (the converter's `connect.meta.data`, `enhanced.avro.schema.support`, ...)."""
+
+    connect_meta_data: bool = True
+    enhanced_schema_support: bool = False
+    scrub_invalid_names: bool = False
+    allow_optional_map_keys: bool = False
+    flatten_singleton_unions: bool = True
+    discard_type_doc_default: bool = False
+    generalized_sum_type_support: bool = False
+    ignore_default_for_nullables: bool = False
+
+
+def scrub_name(name: str) -> str:
+    """AvroData.doScrubName: URL-encode, then every character outside [A-Za-z0-9_] becomes `_`; a leading digit
+    gets an `x` in front."""
+    if not name:
+        return name
+    if _NAME_PART.match(name):
+        return name
+    encoded = urllib.parse.quote_plus(name, safe="*-._")  # java.net.URLEncoder's safe set
+    if encoded[:1].isdigit():
+        encoded = "x" + encoded
+    return "".join(c if (c.isascii() and (c.isalnum() or c == "_")) else "_" for c in encoded)
+
+
+def split_name(full_name: str, scrub: bool) -> tuple[str | None, str]:
+    dot = full_name.rfind(".")
+    if dot < 0:
+        return None, scrub_name(full_name) if scrub else full_name
+    space, name = full_name[:dot], full_name[dot + 1 :]
+    if scrub:
+        space = ".".join(scrub_name(p) for p in space.split("."))
+        name = scrub_name(name)
+    return space, name
+
+
+def _full(space: str | None, name: str) -> str:
+    return f"{space}.{name}" if space else name
+
+
+def is_map_as_array(schema: Schema, options: AvroDataOptions) -> bool:
+    """Whether a Connect map is an Avro array of MapEntry records (keys not plain strings)."""
+    key = schema.key_schema
+    assert key is not None
+    return not (key.type is Type.STRING and (not key.optional or options.allow_optional_map_keys))
+
+
+class _FromConnect:
+    """One Connect → Avro conversion: the named types written so far and the default-name counter."""
+
+    def __init__(self, options: AvroDataOptions) -> None:
+        self.options = options
+        self.defined: dict[str, str | None] = {}  # full name -> namespace it was defined in
+        self.name_index = 0
+        self.space: str | None = None  # the enclosing namespace (Java writes names relative to it)
+
+    def name_or_default(self, name: str | None) -> tuple[str | None, str]:
+        if name is not None:
+            return split_name(name, self.options.scrub_invalid_names)
+        self.name_index += 1
+        return NAMESPACE, DEFAULT_SCHEMA_NAME + (str(self.name_index) if self.name_index > 1 else "")
+
+    def ref(self, space: str | None, name: str) -> str:
+        """A reference to an already written named type, relative to the enclosing namespace."""
+        return name if space == self.space else _full(space, name)
+
+    # -- the schema -------------------------------------------------------------------------------------
+    def convert(self, schema: Schema, ignore_optional: bool = False) -> Any:
+        base = self.base(schema)
+        if isinstance(base, list):  # a union carries no properties
+            return base
+        if not ignore_optional and schema.optional:
+            return [base, "null"] if _non_null_default(schema) else ["null", base]
+        return base
+
+    def base(self, schema: Schema) -> Any:
+        t = schema.type
+        opts = self.options
+        if t is Type.STRUCT:
+            if schema.optional:
+                return ["null", self.base(_required(schema))]
+            return self.record(schema)
+        props: dict[str, Any] = {}
+        if (
+            t is Type.STRING
+            and schema.parameters
+            and (opts.enhanced_schema_support or opts.generalized_sum_type_support)
+        ):
+            enum = self.enum(schema)
+            if enum is not None:
+                return enum
+        if t is Type.ARRAY:
+            assert schema.value_schema is not None
+            node: dict[str, Any] = {"type": "array", "items": self.convert(schema.value_schema)}
+        elif t is Type.MAP:
+            node = self.map(schema)
+        else:
+            node = {"type": _PRIMITIVE[t]}
+            if t is Type.BYTES and schema.name == DECIMAL_NAME:
+                params = schema.parameters or {}
+                props["scale"] = int(params.get("scale", "0"))
+                props["precision"] = int(params.get(DECIMAL_PRECISION_PARAM, DECIMAL_PRECISION_DEFAULT))
+        return self.finish(schema, node, props)
+
+    def finish(self, schema: Schema, node: dict[str, Any], props: dict[str, Any]) -> Any:
+        """AvroData's properties on a non-union schema, in its order; a bare type name when there are none."""
+        name = schema.name
+        if self.options.connect_meta_data:
+            if schema.doc is not None:
+                props[CONNECT_DOC] = schema.doc
+            if schema.version is not None:
+                props[CONNECT_VERSION] = schema.version
+            if schema.parameters:
+                params = self.parameters(schema.parameters)
+                if params:
+                    props[CONNECT_PARAMETERS] = params
+            if _non_null_default(schema) and (
+                self.options.discard_type_doc_default or FIELD_DEFAULT_FLAG not in (schema.parameters or {})
+            ):
+                props[CONNECT_DEFAULT] = self.default_json(schema, schema.default)
+            if name is not None:
+                props[CONNECT_NAME] = name
+            if schema.type is Type.INT8:
+                props[CONNECT_TYPE] = "int8"
+            elif schema.type is Type.INT16:
+                props[CONNECT_TYPE] = "int16"
+        if name == DECIMAL_NAME:
+            # the decimal logical type (or, when scale/precision break Avro's rules, the legacy property: the
+            # same text either way)
+            props.setdefault("logicalType", "decimal")
+        elif name in _LOGICAL_TYPES:
+            props.setdefault("logicalType", _LOGICAL_TYPES[name])
+        for key, value in (schema.parameters or {}).items():
+            if key.startswith("avro"):
+                props.setdefault(key, value)
+        if not props and len(node) == 1 and node["type"] in _PRIMITIVE.values():
+            return node["type"]
+        node.update(props)
+        return node
+
+    def parameters(self, params: Mapping[str, str]) -> dict[str, str]:
+        keep_flag = self.options.discard_type_doc_default
+        return {k: v for k, v in params.items() if keep_flag or k != FIELD_DEFAULT_FLAG}
+
+    def record(self, schema: Schema) -> Any:
+        space, name = self.name_or_default(schema.name)
+        full = _full(space, name)
+        if full in self.defined:
+            return self.ref(space, name)
+        self.defined[full] = space
+        node: dict[str, Any] = {"type": "record", "name": name}
+        if space is not None and space != self.space:
+            node["namespace"] = space
+        params = schema.parameters or {}
+        doc = params.get("connect.record.doc" if self.options.discard_type_doc_default else RECORD_DOC_PARAM)
+        if doc is not None:
+            node["doc"] = doc
+        outer, self.space = self.space, space
+        try:
+            node["fields"] = [self.field(schema, f.name, f.schema) for f in schema.fields]
+        finally:
+            self.space = outer
+        return self.finish(schema, node, {})
+
+    def field(self, parent: Schema, name: str, schema: Schema) -> dict[str, Any]:
+        opts = self.options
+        field_name = scrub_name(name) if opts.scrub_invalid_names else name
+        if not _NAME_PART.match(field_name):
+            raise DataError(f"Field {name!r} of {parent.name or 'a struct'} is not a valid Avro name")
+        out: dict[str, Any] = {"name": field_name, "type": None}
+        try:
+            out["type"] = self.convert(schema)
+        except DataError as e:
+            raise DataError(f"Field {name!r}: {e}") from e
+        doc = schema.doc if opts.discard_type_doc_default else (parent.parameters or {}).get(FIELD_DOC_PREFIX + name)
+        if doc is not None:
+            out["doc"] = doc
+        if _non_null_default(schema):
+            out["default"] = self.default_json(schema, schema.default)
+        elif schema.optional:
+            out["default"] = None
+        return out
+
+    def map(self, schema: Schema) -> dict[str, Any]:
+        assert schema.key_schema is not None and schema.value_schema is not None
+        if not is_map_as_array(schema, self.options):
+            return {"type": "map", "values": self.convert(schema.value_schema)}
+        space: str | None
+        if schema.name is None:
+            space, name, internal = NAMESPACE, MAP_ENTRY_TYPE_NAME, False
+        else:
+            space, name = self.name_or_default(schema.name)
+            internal = True
+        full = _full(space, name)
+        if full in self.defined:
+            return {"type": "array", "items": self.ref(space, name)}
+        self.defined[full] = space
+        entry: dict[str, Any] = {"type": "record", "name": name}
+        if space is not None and space != self.space:
+            entry["namespace"] = space
+        outer, self.space = self.space, space
+        try:
+            entry["fields"] = [
+                self.field(schema, "key", schema.key_schema),
+                self.field(schema, "value", schema.value_schema),
+            ]
+        finally:
+            self.space = outer
+        if internal:
+            entry[CONNECT_INTERNAL_TYPE] = MAP_ENTRY_TYPE_NAME
+        return {"type": "array", "items": entry}
+
+    def enum(self, schema: Schema) -> Any:
+        params = schema.parameters or {}
+        key = GENERALIZED_ENUM if self.options.generalized_sum_type_support else AVRO_TYPE_ENUM
+        if key not in params and not (GENERALIZED_ENUM in params or AVRO_TYPE_ENUM in params):
+            return None
+        key = key if key in params else (GENERALIZED_ENUM if GENERALIZED_ENUM in params else AVRO_TYPE_ENUM)
+        prefix = key + "."
+        symbols = [k[len(prefix) :] for k in params if k.startswith(prefix)]
+        _, short = self.name_or_default(schema.name)
+        space, name = split_name(params[key], False)
+        full = _full(space, name)
+        if full in self.defined:
+            return self.ref(space, name)
+        self.defined[full] = space
+        node: dict[str, Any] = {"type": "enum", "name": name}
+        if space is not None and space != self.space:
+            node["namespace"] = space
+        doc = (
+            params.get("connect.enum.doc")
+            if self.options.discard_type_doc_default
+            else params.get(ENUM_DOC_PREFIX + short)
+        )
+        if doc is not None:
+            node["doc"] = doc
+        node["symbols"] = symbols
+        default = None if self.options.discard_type_doc_default else params.get(ENUM_DEFAULT_PREFIX + short)
+        if default is not None:
+            node["default"] = default
+        return self.finish(schema, node, {})
+
+    # -- default values as JSON (AvroData.defaultValueFromConnect) ------------------------------------------
+    def default_json(self, schema: Schema, value: Any) -> Any:
+        if value is None:
+            return None
+        name = schema.name
+        t = schema.type
+        if name == DECIMAL_NAME:
+            value = decimal_unscaled_bytes(value, decimal_scale(schema))
+        elif name == DATE_NAME:
+            value = date_days(value)
+        elif name == TIME_NAME:
+            value = time_millis(value)
+        elif name == TIMESTAMP_NAME:
+            value = timestamp_millis(value)
+        if t is Type.BYTES:
+            return bytes(value).decode("latin-1")
+        if t is Type.ARRAY:
+            assert schema.value_schema is not None
+            return [self.default_json(schema.value_schema, v) for v in value]
+        if t is Type.MAP:
+            assert schema.key_schema is not None and schema.value_schema is not None
+            if not is_map_as_array(schema, self.options):
+                return {k: self.default_json(schema.value_schema, v) for k, v in value.items()}
+            return [
+                [self.default_json(schema.key_schema, k), self.default_json(schema.value_schema, v)]
+                for k, v in value.items()
+            ]
+        if t is Type.STRUCT:
+            struct: Struct = value
+            out: dict[str, Any] = {}
+            for f, v in zip(schema.fields, struct.values, strict=True):
+                fname = scrub_name(f.name) if self.options.scrub_invalid_names else f.name
+                out[fname] = self.default_json(f.schema, v)
+            return out
+        return value
+
+
+def _non_null_default(schema: Schema) -> bool:
+    return schema.default is not NO_DEFAULT and schema.default is not None
+
+
+def _required(schema: Schema) -> Schema:
+    return schema.with_(optional=False)
+
+
+def from_connect(schema: Schema, options: AvroDataOptions) -> Any:
+    """The Avro schema (JSON data) AvroData.fromConnectSchema makes of a Connect schema."""
+    return _FromConnect(options).convert(schema)
+
+
+# -- Avro -> Connect (AvroData.toConnectSchema) --------------------------------------------------------------
+class _ToConnect:
+    def __init__(self, options: AvroDataOptions) -> None:
+        self.options = options
+        self.named: dict[str, Any] = {}  # full name -> Avro definition, to resolve references
+        self.union_index = 0
+
+    def resolve(self, avro: Any, space: str | None) -> Any:
+        if isinstance(avro, str) and avro not in _AVRO_PRIMITIVES:
+            full = avro if "." in avro or space is None else f"{space}.{avro}"
+            found = self.named.get(full) or self.named.get(avro)
+            if found is None:
+                raise DataError(f"Unknown Avro type {avro!r}")
+            return found
+        return avro
+
+    def register(self, avro: Any, space: str | None) -> str | None:
+        if isinstance(avro, dict) and avro.get("type") in ("record", "enum", "fixed"):
+            name = avro["name"]
+            ns = avro.get("namespace", space) if "." not in name else name.rpartition(".")[0]
+            full = name if "." in name else _full(ns or None, name)
+            self.named.setdefault(full, avro)
+            return ns or None
+        return space
+
+    def convert(
+        self, avro: Any, space: str | None, force_optional: bool = False, field_default: Any = NO_DEFAULT
+    ) -> Schema:
+        avro = self.resolve(avro, space)
+        if isinstance(avro, list):
+            return self.union(avro, space, field_default)
+        if isinstance(avro, str):
+            avro = {"type": avro}
+        space = self.register(avro, space)
+        t = avro["type"]
+        if isinstance(t, (dict, list)) or (isinstance(t, str) and t not in _AVRO_TYPES):
+            return self.convert(t, space, force_optional, field_default)
+        props = avro
+        logical = props.get("logicalType")
+        connect_type = props.get(CONNECT_TYPE)
+        params: dict[str, str] = {}
+        name: str | None = None
+        version: int | None = None
+        fields: list[tuple[str, Schema]] = []
+        key_schema = value_schema = None
+        if t == "boolean":
+            ctype = Type.BOOLEAN
+        elif t in ("bytes", "fixed"):
+            ctype = Type.BYTES
+            if logical == "decimal":
+                name, version = DECIMAL_NAME, 1
+                params["scale"] = str(int(props.get("scale", 0)))
+                precision = props.get("precision")
+                if precision is not None and int(precision) != DECIMAL_PRECISION_DEFAULT:
+                    params[DECIMAL_PRECISION_PARAM] = str(int(precision))
+            if t == "fixed":
+                params[FIXED_SIZE_PARAM] = str(props["size"])
+        elif t == "double":
+            ctype = Type.FLOAT64
+        elif t == "float":
+            ctype = Type.FLOAT32
+        elif t == "int":
+            ctype = Type.INT32
+            if logical == "date":
+                name, version = DATE_NAME, 1
+            elif logical == "time-millis":
+                name, version = TIME_NAME, 1
+            elif logical is None and connect_type is not None:
+                ctype = {"int8": Type.INT8, "int16": Type.INT16}.get(connect_type, Type.INT32)
+                if connect_type not in ("int8", "int16"):
+                    raise DataError("Connect type annotation for Avro int field is null")
+        elif t == "long":
+            ctype = Type.INT64
+            if logical == "timestamp-millis":
+                name, version = TIMESTAMP_NAME, 1
+        elif t == "string":
+            ctype = Type.STRING
+        elif t == "array":
+            items = self.resolve(avro["items"], space)
+            if isinstance(items, dict) and items.get("type") == "record" and _is_map_entry(items):
+                item_space = self.register(items, space)
+                kf = next(f for f in items["fields"] if f["name"] == "key")
+                vf = next(f for f in items["fields"] if f["name"] == "value")
+                ctype = Type.MAP
+                key_schema = self.convert(kf["type"], item_space)
+                value_schema = self.convert(vf["type"], item_space)
+            else:
+                ctype = Type.ARRAY
+                value_schema = self.convert(items, space)
+        elif t == "map":
+            ctype = Type.MAP
+            key_schema = Schema(Type.STRING)
+            value_schema = self.convert(avro["values"], space)
+        elif t == "record":
+            ctype = Type.STRUCT
+            if self.options.connect_meta_data and avro.get("doc") is not None:
+                params[RECORD_DOC_PARAM] = avro["doc"]
+            for f in avro["fields"]:
+                if self.options.connect_meta_data and f.get("doc") is not None:
+                    params[FIELD_DOC_PREFIX + f["name"]] = f["doc"]
+                fdefault = f.get("default", NO_DEFAULT)
+                fields.append((f["name"], self.convert(f["type"], space, False, fdefault)))
+        elif t == "enum":
+            ctype = Type.STRING
+            key = GENERALIZED_ENUM if self.options.generalized_sum_type_support else AVRO_TYPE_ENUM
+            full = _full(space, avro["name"]) if "." not in avro["name"] else avro["name"]
+            if self.options.connect_meta_data and avro.get("doc") is not None:
+                params[ENUM_DOC_PREFIX + avro["name"]] = avro["doc"]
+            if self.options.connect_meta_data and avro.get("default") is not None:
+                params[ENUM_DEFAULT_PREFIX + avro["name"]] = avro["default"]
+            params[key] = full
+            for i, sym in enumerate(avro["symbols"]):
+                params[f"{key}.{sym}"] = str(i) if self.options.generalized_sum_type_support else sym
+        elif t == "null":
+            raise DataError("Standalone null schemas are not supported by this converter")
+        else:
+            raise DataError(f"Couldn't translate unsupported schema type {t}.")
+        doc = props.get(CONNECT_DOC) if self.options.connect_meta_data else None
+        v = props.get(CONNECT_VERSION)
+        if v is not None:
+            if not isinstance(v, int):
+                raise DataError(f"Invalid Connect version found: {v}")
+            version = v
+        cparams = props.get(CONNECT_PARAMETERS)
+        if self.options.connect_meta_data and cparams is not None:
+            if not isinstance(cparams, dict):
+                raise DataError(f"Expected JSON object for schema parameters but found: {cparams}")
+            for k, pv in cparams.items():
+                if not isinstance(pv, str):
+                    raise DataError(f"Expected schema parameter values to be strings but found: {pv}")
+                params[k] = pv
+        for k, pv in props.items():
+            if k.startswith("avro"):
+                params[k] = pv if isinstance(pv, str) else str(pv)
+        connect_name = props.get(CONNECT_NAME)
+        if connect_name is not None:
+            name = connect_name
+        elif t in ("record", "enum") or (t == "fixed" and name != DECIMAL_NAME):
+            n = avro["name"]
+            name = n if "." in n else _full(space, n)
+        if name is not None and name.startswith(DEFAULT_SCHEMA_FULL_NAME):
+            name = None
+        schema = Schema(
+            ctype,
+            name=name,
+            version=version,
+            doc=doc,
+            parameters=params or None,
+            fields=fields,
+            key_schema=key_schema,
+            value_schema=value_schema,
+            optional=force_optional,
+        )
+        default = field_default
+        if default is NO_DEFAULT and CONNECT_DEFAULT in props:
+            default = props[CONNECT_DEFAULT]
+        elif default is not NO_DEFAULT and self.options.connect_meta_data and CONNECT_DEFAULT not in props:
+            schema = schema.with_(parameters={**(schema.parameters or {}), FIELD_DEFAULT_FLAG: "true"})
+        if default is not NO_DEFAULT and default is not None:
+            with contextlib.suppress(DataError, TypeError, ValueError, KeyError):  # AvroData ignores a bad default
+                schema = schema.with_(default=default_from_json(schema, default))
+        return schema
+
+    def union(self, members: list[Any], space: str | None, field_default: Any) -> Schema:
+        if len(members) == 1 and self.options.flatten_singleton_unions:
+            return self.convert(members[0], space)
+        if len(members) == 2 and "null" in members:
+            other = members[1] if members[0] == "null" else members[0]
+            default = field_default if members[0] != "null" else NO_DEFAULT
+            return self.convert(other, space, True, default)
+        if self.options.generalized_sum_type_support:
+            name = f"connect_union_{self.union_index}"
+            self.union_index += 1
+        else:
+            name = AVRO_TYPE_UNION
+        fields: list[tuple[str, Schema]] = []
+        optional = False
+        for i, m in enumerate(members):
+            if m == "null":
+                optional = True
+                continue
+            fields.append((self.member_name(m, space, i), self.convert(m, space, True)))
+        params = {GENERALIZED_UNION: name} if self.options.generalized_sum_type_support else None
+        return Schema(Type.STRUCT, name=name, fields=fields, optional=optional, parameters=params)
+
+    def member_name(self, member: Any, space: str | None, index: int) -> str:
+        if self.options.generalized_sum_type_support:
+            return f"connect_union_field_{index}"
+        m = self.resolve(member, space)
+        if isinstance(m, dict) and m.get("type") in ("record", "enum", "fixed"):
+            n = str(m["name"])
+            if self.options.enhanced_schema_support:
+                ns = m.get("namespace", space)
+                return n if "." in n or not ns else f"{ns}.{n}"
+            return n.rpartition(".")[2]
+        t = m if isinstance(m, str) else m["type"]
+        return str(t)
+
+
+_AVRO_PRIMITIVES: Final = frozenset({"null", "boolean", "int", "long", "float", "double", "bytes", "string"})
+_AVRO_TYPES: Final = _AVRO_PRIMITIVES | {"record", "enum", "array", "map", "fixed"}
+
+
+def _is_map_entry(record: dict[str, Any]) -> bool:
+    name = record["name"]
+    ns = record.get("namespace")
+    full = name if "." in name else _full(ns, name)
+    return full == f"{NAMESPACE}.{MAP_ENTRY_TYPE_NAME}" or record.get(CONNECT_INTERNAL_TYPE) == MAP_ENTRY_TYPE_NAME
+
+
+def default_from_json(schema: Schema, value: Any) -> Any:
+    """A JSON default (Avro field default or `connect.default`) as the Connect value of `schema`."""
+    from converters.avro_data import connect_value_from_json  # the value rules live with the data mapping
+
+    return connect_value_from_json(schema, value)
+
+
+def to_connect(avro: Any, options: AvroDataOptions, version: int | None = None) -> Schema:
+    """The Connect schema AvroData.toConnectSchema makes of an Avro schema (JSON data)."""
+    schema = _ToConnect(options).convert(avro, None)
+    if version is not None and schema.version is None and version >= 0:
+        schema = schema.with_(version=version)
+    return schema
