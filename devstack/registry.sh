@@ -49,8 +49,8 @@ find_java() {
 }
 
 start() {
-  fetch
   if pid_alive "$PIDFILE"; then log "registry already running (pid $(cat "$PIDFILE")) at $URL"; return; fi
+  fetch
   local java; java=$(find_java)
   log "starting Apicurio Registry at $URL with $java (log: $LOGFILE)"
   # every listener on loopback: the management interface would otherwise bind 0.0.0.0:9000
