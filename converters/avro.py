@@ -29,6 +29,7 @@ from fastavro.schema import to_parsing_canonical_form
 from connect_worker.api.config import ConfigDef, ConfigKey, ConfigType, Importance
 from connect_worker.api.converter import Converter, PendingIO
 from connect_worker.api.errors import ConfigError, DataError, RetriableError
+from connect_worker.api.javacompat import jackson_dumps
 from connect_worker.api.record import Header, SchemaAndValue
 from connect_worker.api.schema import Schema
 from converters.avro_data import datum_writer, value_reader
@@ -234,12 +235,14 @@ class AvroConverter(Converter):
     def _compile(self, schema: Schema) -> _Plan:
         try:
             avro = from_connect(schema, self._options)
-            parsed = fastavro.parse_schema(avro, _ignore_default_error=True)
+            # written without logical types: the datums are already in their raw forms (and Java's Avro, unlike
+            # fastavro, ignores an invalid one, such as AvroData's legacy decimal whose scale exceeds its precision)
+            parsed = fastavro.parse_schema(_strip_logical(avro), _ignore_default_error=True)
         except DataError:
             raise
         except Exception as e:
             raise DataError(f"Connect schema {schema.name or schema.type.name} has no Avro form: {e}") from e
-        text = json.dumps(avro, separators=(",", ":"), ensure_ascii=False)
+        text = jackson_dumps(avro).decode()  # Java's Schema.toString writes with Jackson
         if isinstance(avro, dict) and avro.get("type") in ("record", "enum", "fixed"):
             record_name = str(parsed["name"])  # type: ignore[index, call-overload]
         elif isinstance(avro, list):
@@ -290,7 +293,7 @@ class AvroConverter(Converter):
                 schema_id = client.register(subject, plan.text)
             elif self._use_latest:
                 schema_id, _, text = client.latest(subject)
-                latest = fastavro.parse_schema(json.loads(text), _ignore_default_error=True)
+                latest = fastavro.parse_schema(_strip_logical(json.loads(text)), _ignore_default_error=True)
                 if to_parsing_canonical_form(latest) != plan.canonical:
                     if self._latest_strict:
                         raise DataError(

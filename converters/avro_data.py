@@ -18,7 +18,7 @@ from decimal import Decimal
 from typing import Any
 
 from connect_worker.api.errors import DataError
-from connect_worker.api.schema import DATE_NAME, DECIMAL_NAME, TIME_NAME, TIMESTAMP_NAME, Schema, Type
+from connect_worker.api.schema import DATE_NAME, DECIMAL_NAME, NO_DEFAULT, TIME_NAME, TIMESTAMP_NAME, Schema, Type
 from connect_worker.api.struct import Struct
 from converters.avro_schema import (
     AVRO_TYPE_UNION,
@@ -140,11 +140,17 @@ class _Writers:
         full = record_full_name(schema, self.options, self.unnamed)
         scrub = self.options.scrub_invalid_names
         names = tuple(scrub_name(f.name) if scrub else f.name for f in schema.fields)
-        special: list[tuple[int, str, Convert, bool]] = []
+        # (index, name, conversion or None, optional, value standing for null): Struct.get gives a field's default
+        # for a null value (unless ignore.default.for.nullables), and AvroData writes what Struct.get gives
+        special: list[tuple[int, str, Convert | None, bool, Any]] = []
+        use_defaults = not self.options.ignore_default_for_nullables
         for i, f in enumerate(schema.fields):
-            conv = self.compile(f.schema, f.schema.optional)
-            if conv is not _identity and conv not in _PRIMITIVE_CHECKS.values():
-                special.append((i, names[i], conv, f.schema.optional))
+            conv: Convert | None = self.compile(f.schema, f.schema.optional)
+            if conv is _identity or conv in _PRIMITIVE_CHECKS.values():
+                conv = None
+            default = f.schema.default if use_defaults and f.schema.default is not NO_DEFAULT else None
+            if conv is not None or default is not None:
+                special.append((i, names[i], conv, f.schema.optional, default))
         expected = schema
 
         def build(v: Any) -> Any:
@@ -154,11 +160,16 @@ class _Writers:
                 raise DataError("Mismatching struct schema")
             values = v.values
             d = dict(zip(names, values, strict=True))
-            for i, n, conv, optional in special:
+            for i, n, conv, optional, default in special:
                 x = values[i]
                 if x is None:
-                    if not optional:
-                        raise DataError(f"Found null value for non-optional schema (field {n})")
+                    x = default
+                    if x is None:
+                        if not optional:
+                            raise DataError(f"Found null value for non-optional schema (field {n})")
+                        continue
+                if conv is None:
+                    d[n] = x
                     continue
                 try:
                     d[n] = conv(x)

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from connect_worker.api.errors import DataError
+from connect_worker.api.javacompat import JavaFloat
 from connect_worker.api.schema import (
     DATE_NAME,
     DECIMAL_NAME,
@@ -338,6 +339,8 @@ class _FromConnect:
             value = timestamp_millis(value)
         if t is Type.BYTES:
             return bytes(value).decode("latin-1")
+        if t is Type.FLOAT32:
+            return JavaFloat(value)
         if t is Type.ARRAY:
             assert schema.value_schema is not None
             return [self.default_json(schema.value_schema, v) for v in value]

@@ -175,13 +175,13 @@ class SchemaRegistryClient:
     def register(self, subject: str, schema: str) -> int:
         """POST /subjects/{subject}/versions: the id of the schema under the subject (registered if new)."""
         query = "?normalize=true" if self.settings.normalize else ""
-        out = self._request("POST", f"/subjects/{_q(subject)}/versions{query}", {"schema": schema})
+        out = self._request("POST", f"/subjects/{_q(subject)}/versions{query}", _body(schema))
         return int(out["id"])
 
     def lookup(self, subject: str, schema: str) -> tuple[int, int]:
         """POST /subjects/{subject}: (id, version) of a schema already registered under the subject."""
         query = "?normalize=true" if self.settings.normalize else ""
-        out = self._request("POST", f"/subjects/{_q(subject)}{query}", {"schema": schema})
+        out = self._request("POST", f"/subjects/{_q(subject)}{query}", _body(schema))
         return int(out["id"]), int(out["version"])
 
     def latest(self, subject: str) -> tuple[int, int, str]:
@@ -193,6 +193,12 @@ class SchemaRegistryClient:
         """GET /schemas/ids/{id}: the schema text."""
         out = self._request("GET", f"/schemas/ids/{schema_id}")
         return str(out["schema"])
+
+
+def _body(schema: str) -> dict[str, str]:
+    # the type named although AVRO is the API's default: Apicurio's Confluent API otherwise guesses the type from the
+    # content, and its guess fails on some valid Avro (a bytes default holding control characters)
+    return {"schemaType": "AVRO", "schema": schema}
 
 
 def _q(subject: str) -> str:

@@ -462,6 +462,12 @@ def jackson_quote(s: str) -> str:
 
 
 # -- compact JSON of plain values, as Jackson's ObjectMapper writes it ---------------------------
+class JavaFloat(float):
+    """A float that stands for a Java `float` (Jackson writes it with Float.toString, not Double.toString)."""
+
+    __slots__ = ()
+
+
 def _jackson_encode(v: Any, out: list[str]) -> None:
     if v is None:
         out.append("null")
@@ -472,10 +478,8 @@ def _jackson_encode(v: Any, out: list[str]) -> None:
     elif isinstance(v, int):
         out.append(str(v))
     elif isinstance(v, float):
-        if math.isnan(v) or math.isinf(v):
-            out.append('"' + java_double_to_string(v) + '"')
-        else:
-            out.append(java_double_to_string(v))
+        text = java_float_to_string(v) if isinstance(v, JavaFloat) else java_double_to_string(v)
+        out.append('"' + text + '"' if math.isnan(v) or math.isinf(v) else text)
     elif isinstance(v, str):
         out.append(jackson_quote(v))
     elif isinstance(v, Mapping):

@@ -122,6 +122,15 @@ class RegisteredSchema:
         return json.dumps(self.json, separators=(",", ":"), ensure_ascii=False)
 
 
+def raw_schema(avro: Any) -> Any:
+    """An Avro schema (JSON data) without its logical types."""
+    if isinstance(avro, dict):
+        return {k: raw_schema(v) for k, v in avro.items() if k != "logicalType"}
+    if isinstance(avro, list):
+        return [raw_schema(v) for v in avro]
+    return avro
+
+
 class SchemaRegistry:
     """A small client of the Confluent API of the devstack's registry, caching schemas by id."""
 
@@ -146,12 +155,14 @@ class SchemaRegistry:
             raise AssertionError(f"schema {schema_id} is {body.get('schemaType')}, not AVRO")
         text = body["schema"]
         doc = json.loads(text)
-        parsed = fastavro.parse_schema(json.loads(text))
+        # parsed without logical types: datums decode to their raw forms (decimal bytes, date ints), and a schema
+        # Java's Avro accepts with an invalid logical type (AvroData's legacy decimal, scale > precision) parses
+        parsed = fastavro.parse_schema(raw_schema(doc), _ignore_default_error=True)
         result = RegisteredSchema(
             id=schema_id,
             text=text,
             json=doc,
-            canonical=fastavro.schema.to_parsing_canonical_form(json.loads(text)),
+            canonical=fastavro.schema.to_parsing_canonical_form(parsed),
             parsed=parsed,
         )
         self._by_id[schema_id] = result
@@ -216,7 +227,8 @@ class AvroPart:
     body: bytes
 
     def decode(self) -> Any:
-        """The datum, read with the registry's schema as the writer schema; the body must be read to its end."""
+        """The datum (logical types in their raw forms), read with the registry's schema as the writer schema; the
+        body must be read to its end."""
         stream = io.BytesIO(self.body)
         datum = fastavro.schemaless_reader(stream, self.schema.parsed, None)
         rest = len(self.body) - stream.tell()

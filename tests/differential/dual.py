@@ -89,6 +89,8 @@ class Scenario:
     setup_autocommit: bool = True
     #: differences kept on purpose (each documented in the README's list of deviations)
     known: tuple[KnownDifference, ...] = ()
+    #: config of one side only, by side name ("debezium", "ours"): e.g. each side's own converter class
+    side_config: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
 
 
 @dataclass
@@ -274,7 +276,8 @@ def run_dual(
                 _run_statements(conn, [*scenario.setup, SENTINEL_DDL])
                 if not scenario.setup_autocommit:
                     conn.commit()
-            for worker, side in sides.values():
+            for side_name, (worker, side) in sides.items():
+                own = {**scenario.config, **scenario.side_config.get(side_name, {})}
                 config = postgres_connector_config(
                     prefix=side.prefix,
                     dbname=dbname,
@@ -283,7 +286,7 @@ def run_dual(
                     tables=tables,
                     pg_port=pg_port,
                     # `{prefix}` in a value is the side's own prefix (a topic name of its own)
-                    **{k: v.replace("{prefix}", side.prefix) for k, v in scenario.config.items()},
+                    **{k: v.replace("{prefix}", side.prefix) for k, v in own.items()},
                 )
                 worker.create_connector(side.prefix, config)
                 created.append((worker, side))

@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
-from decimal import Decimal
 from typing import Any
 
 import psycopg
@@ -62,7 +61,7 @@ AFTER_1 = {
     "id": 1,
     "big": 9000000000,
     "txt": "héllo",
-    "amount": Decimal("12.34"),
+    "amount": b"\x04\xd2",  # 1234 unscaled, scale 2: decode() gives the raw forms of logical types
     "ts": 1704164645123456,  # io.debezium.time.MicroTimestamp
     "tstz": "2024-01-02T01:04:05.000000Z",  # io.debezium.time.ZonedTimestamp
     "d": 19782,  # io.debezium.time.Date: days since the epoch
@@ -77,7 +76,7 @@ AFTER_3 = {
     "id": 3,
     "big": 0,
     "txt": "",
-    "amount": Decimal("-0.01"),
+    "amount": b"\xff",  # -1 unscaled
     "ts": -1,
     "tstz": "1970-01-01T00:00:00.000000Z",
     "d": -1,

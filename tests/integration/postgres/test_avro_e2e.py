@@ -11,7 +11,7 @@ consumer's view) against the registry.
 
 from __future__ import annotations
 
-import asyncio
+import contextlib
 import re
 from typing import Any
 
@@ -151,12 +151,8 @@ async def test_every_type_round_trips_through_the_registry(
                 assert status["tasks"][0]["state"] == "RUNNING", status
         finally:
             for pfx in (json_pfx, avro_pfx):
-                await asyncio.sleep(0)
-                with_slot = f"slot_{pfx}"
-                try:
-                    await conn.execute("SELECT pg_drop_replication_slot(%s)", (with_slot,))
-                except psycopg.Error:
-                    pass
+                with contextlib.suppress(psycopg.Error):
+                    await conn.execute("SELECT pg_drop_replication_slot(%s)", (f"slot_{pfx}",))
                 await conn.execute(f"DROP PUBLICATION IF EXISTS pub_{pfx}")
             await conn.execute(sql.SQL("DROP SCHEMA {} CASCADE").format(sql.Identifier(schema)))
 
