@@ -21,7 +21,7 @@ import io
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any, ClassVar, Final
 
 import fastavro
 from fastavro.schema import to_parsing_canonical_form
@@ -176,7 +176,7 @@ class AvroConverter(Converter):
     """Connect data as Confluent-framed Avro, schemas in a Confluent-API schema registry."""
 
     class_name = "io.confluent.connect.avro.AvroConverter"
-    aliases = ("AvroConverter",)
+    aliases: ClassVar[tuple[str, ...]] = ("AvroConverter",)
     plugin_version = CONFLUENT_VERSION
 
     def __init__(self) -> None:
