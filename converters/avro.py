@@ -33,6 +33,7 @@ from connect_worker.api.javacompat import jackson_dumps
 from connect_worker.api.record import Header, SchemaAndValue
 from connect_worker.api.schema import Schema
 from converters.avro_data import datum_writer, value_reader
+from converters.avro_encoder import CALL, AvroEncoder, compile_plan
 from converters.avro_schema import AvroDataOptions, from_connect, to_connect
 from converters.schema_registry import (
     RegistryError,
@@ -161,6 +162,7 @@ class _Plan:
     record_name: str  # Avro full name, for RecordNameStrategy (the type name for non-named schemas)
     raw_bytes: bool  # a non-optional bytes schema: the payload is the bytes themselves
     canonical: str
+    encoder: AvroEncoder
     writers: dict[str, tuple[bytes, Any]] = field(default_factory=dict)  # subject -> (header, schema written with)
 
 
@@ -251,7 +253,8 @@ class AvroConverter(Converter):
             record_name = avro if isinstance(avro, str) else str(avro["type"])
         raw_bytes = avro == "bytes" or (isinstance(avro, dict) and avro.get("type") == "bytes" and not schema.optional)
         canonical = to_parsing_canonical_form(parsed)
-        return _Plan(text, parsed, datum_writer(schema, self._options), record_name, raw_bytes, canonical)
+        encoder = AvroEncoder(compile_plan(schema, self._options))
+        return _Plan(text, parsed, datum_writer(schema, self._options), record_name, raw_bytes, canonical, encoder)
 
     def subject(self, topic: str, plan: _Plan) -> str:
         if self._strategy == TOPIC_NAME_STRATEGY:
@@ -273,9 +276,15 @@ class AvroConverter(Converter):
         if writer is None:
             raise PendingIO(lambda: self._resolve(topic, subject, plan), f"schema id for subject {subject}")
         header, parsed = writer
-        datum = plan.datum(value)
-        if plan.raw_bytes and parsed is plan.parsed:
-            return header + bytes(datum)
+        if parsed is plan.parsed:  # the record's own schema: the compiled encoder
+            if plan.raw_bytes:
+                node = plan.encoder.plan
+                raw = node[1](value) if node[0] == CALL else value
+                if not isinstance(raw, (bytes, bytearray, memoryview)):
+                    raise DataError(f"Invalid type for BYTES: {type(raw).__name__}")
+                return header + bytes(raw)
+            return plan.encoder.encode(value, header)
+        datum = plan.datum(value)  # the subject's latest schema (use.latest.version, not strict): by field name
         out = io.BytesIO()
         out.write(header)
         try:
