@@ -27,7 +27,7 @@ from connect_worker.api.record import SchemaAndValue
 from connect_worker.kafka.reader import TopicRecord, read_to_end
 from converters.avro import AvroConverter
 from converters.json import JsonConverter
-from tests.integration.postgres.test_connector_e2e import connector_config
+from tests.integration.postgres.test_connector_e2e import connector_config, customers_table
 from tests.integration.postgres.test_type_mapping import COLUMNS
 from tests.worker_support import running_worker, wait_for
 
@@ -188,3 +188,25 @@ async def test_every_type_round_trips_through_the_registry(
     assert [d["op"] for d in decoded] == ["r", "r", "r", "c", "c", "c", "u", "d"]
     assert decoded[6]["after"]["c_text"] == "changed" and decoded[6]["before"]["c_text"] != "changed"
     assert decoded[3]["after"]["id"] == 11 and decoded[7]["before"]["id"] == 12
+
+
+async def test_json_keys_with_avro_values(
+    worker_props: dict[str, str], kafka_bootstrap: str, pg_dsn: str, unique_name: str, registry_url: str
+) -> None:
+    """Key and value converters differ: JsonConverter keys (the worker's), Avro values (the connector's)."""
+    async with customers_table(pg_dsn, unique_name) as schema, running_worker(worker_props) as (_w, client):
+        config = {
+            **connector_config(schema),
+            "value.converter": AVRO,
+            "value.converter.schema.registry.url": registry_url,
+        }
+        r = await client.post("/connectors", json={"name": "pg", "config": config})
+        assert r.status_code == 201, r.text
+        topic = f"{schema}.{schema}.customers"
+        (record,) = await _records(kafka_bootstrap, topic, 1)
+    assert orjson.loads(record.key or b"null")["payload"] == {"id": 1}
+    reader = AvroConverter()
+    reader.configure({"schema.registry.url": registry_url}, False)
+    value = reader.to_connect_data(topic, record.value)
+    assert value.schema is not None and value.schema.name == f"{schema}.{schema}.customers.Envelope"
+    assert value.value.values[1].values[1] == "a@x.org"  # after.email
