@@ -54,10 +54,14 @@ start() {
   local java; java=$(find_java)
   log "starting Apicurio Registry at $URL with $java (log: $LOGFILE)"
   # every listener on loopback: the management interface would otherwise bind 0.0.0.0:9000
-  ( cd "$APP" && QUARKUS_HTTP_HOST=127.0.0.1 QUARKUS_HTTP_PORT="$REGISTRY_PORT" \
-      QUARKUS_MANAGEMENT_HOST=127.0.0.1 QUARKUS_MANAGEMENT_PORT=0 \
-      setsid nohup "$java" ${CW_REGISTRY_HEAP:--Xmx256m} -XX:+UseSerialGC -XX:TieredStopAtLevel=1 \
-      -jar quarkus-run.jar >>"$LOGFILE" 2>&1 < /dev/null & echo $! > "$PIDFILE" )
+  # `exec` all the way down: the PID file names the JVM itself (stop kills it by that PID)
+  ( cd "$APP" || exit 1
+    export QUARKUS_HTTP_HOST=127.0.0.1 QUARKUS_HTTP_PORT="$REGISTRY_PORT" QUARKUS_MANAGEMENT_HOST=127.0.0.1 \
+           QUARKUS_MANAGEMENT_PORT=0
+    # shellcheck disable=SC2086
+    exec setsid nohup "$java" ${CW_REGISTRY_HEAP:--Xmx256m} -XX:+UseSerialGC -XX:TieredStopAtLevel=1 \
+         -jar quarkus-run.jar ) >>"$LOGFILE" 2>&1 < /dev/null &
+  echo $! > "$PIDFILE"
   wait_ready
 }
 

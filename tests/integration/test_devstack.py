@@ -66,3 +66,26 @@ def test_output_plugins_decode_a_change(pg_dsn: str, unique_name: str, plugin: s
             conn.execute("SELECT pg_drop_replication_slot(%s)", (slot,))
             conn.execute(f"DROP PUBLICATION {table}_pub")
             conn.execute(f"DROP TABLE {table}")
+
+
+def test_registry_listens_on_loopback_only(registry_url: str) -> None:
+    """Apicurio answers the Confluent API, and neither its HTTP port nor Quarkus's management port (which binds
+    0.0.0.0:9000 unless told otherwise) listens beyond loopback."""
+    import json
+    import os
+    import urllib.request
+    from pathlib import Path
+
+    assert json.loads(urllib.request.urlopen(registry_url + "/subjects", timeout=10).read()) is not None
+    pid = (Path(__file__).resolve().parents[2] / ".devstack" / "registry" / "registry.pid").read_text().strip()
+    inodes = {os.readlink(f"/proc/{pid}/fd/{fd}")[8:-1] for fd in os.listdir(f"/proc/{pid}/fd")
+              if os.readlink(f"/proc/{pid}/fd/{fd}").startswith("socket:[")}  # fmt: skip
+    listening = []
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        for line in Path(table).read_text().splitlines()[1:]:
+            cols = line.split()
+            if cols[3] == "0A" and cols[9] in inodes:  # LISTEN, a socket of the registry process
+                listening.append(cols[1].split(":")[0])
+    assert listening, "the registry process listens on nothing"
+    loopback = {"0100007F", "00000000000000000000000001000000", "0000000000000000FFFF00000100007F"}
+    assert set(listening) <= loopback, listening
