@@ -35,6 +35,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--starting-offsets")
     p.add_argument("--max-offsets-per-trigger", type=int)
     p.add_argument("--schemas", choices=["auto", "true", "false"])
+    p.add_argument("--format", choices=["json", "avro"], help="record format: json (JsonConverter) or avro")
+    p.add_argument("--schema-registry-url", help="avro: Confluent-API schema registry URL(s), comma-separated")
     p.add_argument("--warehouse", help="folder of the Delta tables")
     p.add_argument("--checkpoint", help="Structured Streaming checkpoint folder")
     p.add_argument("--table-name-template")
@@ -64,6 +66,8 @@ def overrides(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
             "starting_offsets": args.starting_offsets,
             "max_offsets_per_trigger": args.max_offsets_per_trigger,
             "schemas": args.schemas,
+            "format": args.format,
+            "schema_registry_url": args.schema_registry_url,
         },
         "sink": {
             "warehouse": args.warehouse,
@@ -92,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"spark_sink: {e}", file=sys.stderr)
         return 2
     if args.check:
-        print(json.dumps(asdict(config), indent=2, default=str))
+        print(json.dumps(asdict(config.redacted()), indent=2, default=str))
         return 0
     from spark_sink.job import run  # pyspark is imported only when the job really runs
 

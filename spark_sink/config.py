@@ -7,8 +7,10 @@ bootstrap_servers = "127.0.0.1:9092"
 topics = ["dbserver1.public.customers"]      # or: topic_pattern = "dbserver1\\.public\\..*"
 starting_offsets = "earliest"                # Spark Kafka source `startingOffsets`
 max_offsets_per_trigger = 10000
-format = "json"                              # decoder (pluggable)
+format = "json"                              # decoder: json (JsonConverter) | avro (Confluent AvroConverter)
 schemas = "auto"                             # JsonConverter schemas.enable: auto | true | false
+# schema_registry_url = "http://127.0.0.1:8081/apis/ccompat/v7"   # avro: Confluent-API registry (comma-separated)
+# schema_registry_user_info = "user:password"                     # avro: HTTP basic auth (or user:pw@ in the URL)
 options = { "kafka.security.protocol" = "PLAINTEXT" }   # passed to the Kafka source as is
 
 [sink]
@@ -46,8 +48,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 DELETE_MODES = ("hard", "soft")
+FORMATS = ("json", "avro")  # the decoders of spark_sink.decoding.registry
 TRIGGER_RE = re.compile(r"^(available-now|once|processing-time=.+)$")
 _UNSAFE = re.compile(r"[^A-Za-z0-9_]")
 
@@ -80,6 +84,8 @@ class SinkConfig:
     kafka_options: Mapping[str, str] = field(default_factory=dict)
     format: str = "json"
     schemas: str = "auto"
+    schema_registry_url: str | None = None
+    schema_registry_user_info: str | None = None
     warehouse: str = ""
     checkpoint: str = ""
     table_name_template: str = "{topic}"
@@ -147,6 +153,7 @@ class SinkConfig:
                 problems.append(f"source.topic_pattern is not a regex: {e}")
         if self.schemas not in ("auto", "true", "false"):
             problems.append("source.schemas must be auto, true or false")
+        problems.extend(self._registry_problems())
         if not self.warehouse:
             problems.append("sink.warehouse is required")
         if not self.checkpoint:
@@ -170,6 +177,42 @@ class SinkConfig:
             problems.append(f"sink.table_name_template: unknown placeholder {e}")
         return problems
 
+    def _registry_problems(self) -> list[str]:
+        if self.format not in FORMATS:
+            return [f"source.format must be one of {FORMATS}, got {self.format!r}"]
+        if self.format != "avro":
+            given = [k for k in ("schema_registry_url", "schema_registry_user_info") if getattr(self, k)]
+            return [f'source.{k} is only used with format = "avro"' for k in given]
+        problems = []
+        if self.schemas != "auto":
+            problems.append('source.schemas is a JsonConverter setting, not used with format = "avro"')
+        urls = [u.strip() for u in (self.schema_registry_url or "").split(",") if u.strip()]
+        if not urls:
+            problems.append('source.schema_registry_url is required with format = "avro"')
+        for url in urls:
+            parts = urlsplit(url)
+            if parts.scheme not in ("http", "https") or not parts.hostname:
+                problems.append(f"source.schema_registry_url: {_redacted(url)!r} is not an http(s) URL")
+        if self.schema_registry_user_info is not None and ":" not in self.schema_registry_user_info:
+            problems.append("source.schema_registry_user_info must be user:password")
+        return problems
+
+    def redacted(self) -> SinkConfig:
+        """This configuration with the registry credentials masked, for printing."""
+        url = self.schema_registry_url
+        return replace(
+            self,
+            schema_registry_url=None if url is None else ",".join(_redacted(u.strip()) for u in url.split(",")),
+            schema_registry_user_info=None if self.schema_registry_user_info is None else "****",
+        )
+
+
+def _redacted(url: str) -> str:
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    return url.replace(f":{parts.password}@", ":****@", 1)
+
 
 _SECTIONS: dict[str, dict[str, str]] = {
     "source": {
@@ -181,6 +224,8 @@ _SECTIONS: dict[str, dict[str, str]] = {
         "options": "kafka_options",
         "format": "format",
         "schemas": "schemas",
+        "schema_registry_url": "schema_registry_url",
+        "schema_registry_user_info": "schema_registry_user_info",
     },
     "sink": {
         n: n

@@ -14,6 +14,7 @@ from pyspark.sql.streaming import StreamingQuery, StreamingQueryListener
 from spark_sink.batch import BatchProcessor
 from spark_sink.config import SinkConfig
 from spark_sink.decoding import decoder_for
+from spark_sink.decoding.schema_registry import RegistryClient
 from spark_sink.types import TypeOptions
 
 log = logging.getLogger("spark_sink")
@@ -130,11 +131,17 @@ def start(spark: SparkSession, config: SinkConfig, processor: BatchProcessor | N
 
 
 def make_processor(spark: SparkSession, config: SinkConfig) -> BatchProcessor:
+    """The foreachBatch handler. Records are decoded where it runs, on the driver (the batch is collected there to
+    plan one MERGE per table), so the decoder's caches, Avro writer schemas by id among them, last for the job."""
+    registry = None
+    if config.schema_registry_url:
+        registry = RegistryClient.from_config(config.schema_registry_url, config.schema_registry_user_info)
     decoder = decoder_for(
         config.format,
         schemas=config.schemas,
         placeholder=config.unavailable_value_placeholder,
         options=TypeOptions(variable_scale=config.variable_scale),
+        registry=registry,
     )
     return BatchProcessor(spark, config, decoder)
 

@@ -46,14 +46,15 @@ class RowCodec:
 
 def placeholder_test(schema: ConnectSchema, placeholder: str) -> Callable[[Any], bool]:
     """postgresql.md §6.8: the placeholder is a string for text columns, its bytes for binary ones, an array holding
-    it for arrays."""
-    b64 = base64.b64encode(placeholder.encode()).decode()
+    it for arrays. Bytes arrive as base64 text from JSON and as bytes from Avro."""
+    raw = placeholder.encode()
+    b64 = base64.b64encode(raw).decode()
     if schema.type == "string":
         return lambda v: v == placeholder
     if schema.type == "bytes":
-        return lambda v: v in (b64, placeholder)
+        return lambda v: v in (b64, placeholder, raw)
     if schema.type == "array":
-        return lambda v: isinstance(v, list) and len(v) == 1 and v[0] in (placeholder, b64)
+        return lambda v: isinstance(v, list) and len(v) == 1 and v[0] in (placeholder, b64, raw)
     return lambda v: False
 
 

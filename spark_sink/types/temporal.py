@@ -43,9 +43,11 @@ def _epoch(divisor_to_micros: Callable[[int], int]) -> Callable[[Any], dt.dateti
 def parse_instant(value: Any) -> dt.datetime:
     """ISO-8601 text with an offset (`2024-01-02T03:04:05.123456Z`, up to 9 fractional digits) → aware UTC."""
     text = to_str(value).strip()
-    if text in ("infinity", "+infinity"):
+    # ±infinity, and years Python cannot hold: Java's ISO text writes BC years as -YYYY (1 BC = 0000), years past
+    # 9999 as +YYYYY; they clamp like the epoch-based types do
+    if text in ("infinity", "+infinity") or text.startswith("+"):
         return MAX_NTZ.replace(tzinfo=UTC)
-    if text == "-infinity":
+    if text == "-infinity" or text.startswith(("-", "0000-")):
         return MIN_NTZ.replace(tzinfo=UTC)
     head, dot, rest = text.partition(".")
     if dot:  # trim nanoseconds to microseconds: datetime holds 6 digits

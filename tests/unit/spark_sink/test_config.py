@@ -71,3 +71,42 @@ def test_flags_override_the_file(tmp_path: Path, capsys: pytest.CaptureFixture[s
 def test_with_overrides_ignores_unset_flags() -> None:
     merged = with_overrides({"sink": {"warehouse": "w"}}, {"sink": {"warehouse": None, "checkpoint": "c"}})
     assert merged == {"sink": {"warehouse": "w", "checkpoint": "c"}}
+
+
+BASE = {"source": {"bootstrap_servers": "x:1", "topics": ["a"]}, "sink": {"warehouse": "w", "checkpoint": "c"}}
+
+
+def with_source(**source: object) -> dict[str, object]:
+    return {**BASE, "source": {**BASE["source"], **source}}
+
+
+def test_avro_needs_a_registry_url_and_json_refuses_one() -> None:
+    config = from_mapping(with_source(format="avro", schema_registry_url="http://r:8081/apis/ccompat/v7"))
+    assert config.format == "avro" and config.schema_registry_url == "http://r:8081/apis/ccompat/v7"
+    cases = [
+        (with_source(format="avro"), 'source.schema_registry_url is required with format = "avro"'),
+        (with_source(format="avro", schema_registry_url="r:8081, ftp://x"), "is not an http(s) URL"),
+        (with_source(format="avro", schema_registry_url="http://r", schema_registry_user_info="nocolon"), "user:pass"),
+        (with_source(schema_registry_url="http://r"), 'source.schema_registry_url is only used with format = "avro"'),
+        (with_source(format="protobuf"), "source.format must be one of ('json', 'avro')"),
+        (with_source(format="avro", schema_registry_url="http://r", schemas="true"), "not used with format"),
+    ]
+    for data, needle in cases:
+        with pytest.raises(ConfigError) as err:
+            from_mapping(data)
+        assert needle in str(err.value), (needle, str(err.value))
+
+
+def test_avro_flags_and_check_hides_credentials(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    p = tmp_path / "sink.toml"
+    p.write_text(
+        '[source]\nbootstrap_servers = "x:1"\ntopics = ["a"]\nschema_registry_user_info = "u:secret"\n'
+        '[sink]\nwarehouse = "w"\ncheckpoint = "c"\n'
+    )
+    url = "http://u:pw@r:8081/apis/ccompat/v7"
+    assert main(["--config", str(p), "--format", "avro", "--schema-registry-url", url, "--check"]) == 0
+    out = capsys.readouterr().out
+    shown = json.loads(out)
+    assert shown["format"] == "avro" and shown["schema_registry_url"] == "http://u:****@r:8081/apis/ccompat/v7"
+    assert shown["schema_registry_user_info"] == "****" and "secret" not in out and ":pw@" not in out
+    assert main(["--config", str(p), "--check"]) == 2  # user info without avro

@@ -129,6 +129,10 @@ def test_temporal_values() -> None:
     assert conv(zoned, "2024-01-02T03:04:05.123456789Z") == dt.datetime(2024, 1, 2, 3, 4, 5, 123456, tzinfo=dt.UTC)
     assert conv(zoned, "2024-01-02T05:04:05+02:00") == dt.datetime(2024, 1, 2, 3, 4, 5, tzinfo=dt.UTC)
     assert conv(zoned, "infinity").year == 9999
+    # years outside 1..9999 (PG BC timestamps; Java writes -0043 for 44 BC) clamp like the epoch-based types
+    assert conv(zoned, "-0043-03-15T10:00:00Z") == dt.datetime(1, 1, 1, tzinfo=dt.UTC)
+    assert conv(zoned, "0000-12-31T23:00:00Z") == dt.datetime(1, 1, 1, tzinfo=dt.UTC)
+    assert conv(zoned, "+10000-01-01T00:00:00Z").year == 9999
     # PG timestamp +infinity in MicroTimestamp clamps to the end of the range
     assert conv(named("int64", "io.debezium.time.MicroTimestamp"), 9223372036825200000).year == 9999
     assert conv(named("int64", "io.debezium.time.MicroTime"), 3723004005) == "01:02:03.004005"
