@@ -29,12 +29,12 @@ from fastavro.schema import to_parsing_canonical_form
 from connect_worker.api.config import ConfigDef, ConfigKey, ConfigType, Importance
 from connect_worker.api.converter import Converter, PendingIO
 from connect_worker.api.errors import ConfigError, DataError, RetriableError
-from connect_worker.api.javacompat import jackson_dumps
 from connect_worker.api.record import Header, SchemaAndValue
 from connect_worker.api.schema import Schema
 from converters.avro_data import datum_writer, value_reader
 from converters.avro_encoder import CALL, AvroEncoder, compile_plan
 from converters.avro_schema import AvroDataOptions, from_connect, to_connect
+from converters.avro_text import schema_text
 from converters.schema_registry import (
     RegistryError,
     RegistryUnavailable,
@@ -244,7 +244,7 @@ class AvroConverter(Converter):
             raise
         except Exception as e:
             raise DataError(f"Connect schema {schema.name or schema.type.name} has no Avro form: {e}") from e
-        text = jackson_dumps(avro).decode()  # Java's Schema.toString writes with Jackson
+        text = schema_text(avro)  # the text Java's Schema.toString writes
         if isinstance(avro, dict) and avro.get("type") in ("record", "enum", "fixed"):
             record_name = str(parsed["name"])  # type: ignore[index, call-overload]
         elif isinstance(avro, list):
@@ -267,6 +267,8 @@ class AvroConverter(Converter):
         self, topic: str, schema: Schema | None, value: Any, headers: tuple[Header, ...] = ()
     ) -> bytes | None:
         if value is None:
+            if schema is not None and not schema.optional:  # AvroData.fromConnectData refuses it
+                raise DataError(f"Found null value for non-optional schema (topic {topic})")
             return None
         if schema is None:
             raise DataError(f"Schemaless values cannot be written as Avro by this converter (topic {topic})")
@@ -336,8 +338,8 @@ class AvroConverter(Converter):
         if reader is None:
             reader = self._reader(topic, schema_id)
         body = memoryview(data)[5:]
-        if reader.raw_bytes:
-            return SchemaAndValue(reader.schema, bytes(body))
+        if reader.raw_bytes:  # a top-level bytes schema: the bytes themselves (a Decimal's unscaled bytes)
+            return SchemaAndValue(reader.schema, reader.read(bytes(body)))
         try:
             datum = fastavro.schemaless_reader(io.BytesIO(body), reader.parsed, None, return_record_name=True)
         except Exception as e:
@@ -352,16 +354,22 @@ class AvroConverter(Converter):
             raise RetriableError(f"Failed to deserialize data for topic {topic} to Avro: {e}") from e
         except RegistryError as e:
             raise DataError(f"Failed to deserialize data for topic {topic} to Avro: schema id {schema_id}: {e}") from e
-        avro = json.loads(text)
         version: int | None = None
-        if self._options.connect_meta_data:
-            try:
-                subject = topic + self._suffix
-                _, version = client.lookup(subject, text)
-            except (RegistryError, RegistryUnavailable):
-                version = None  # a subject of another naming strategy: no version to attach
-        schema = to_connect(avro, self._options, version)
-        parsed = fastavro.parse_schema(_strip_logical(avro), _ignore_default_error=True)
+        try:  # the deserializer asks for the version whatever connect.meta.data says
+            subject = topic + self._suffix
+            _, version = client.lookup(subject, text)
+        except (RegistryError, RegistryUnavailable):
+            version = None  # a subject of another naming strategy: no version to attach
+        try:
+            avro = json.loads(text)
+            schema = to_connect(avro, self._options, version)
+            parsed = fastavro.parse_schema(_strip_logical(avro), _ignore_default_error=True)
+        except DataError as e:
+            raise DataError(f"Failed to deserialize data for topic {topic} to Avro: schema id {schema_id}: {e}") from e
+        except Exception as e:  # fastavro refuses it (avro_text: a namespace-less type referred to in a namespace)
+            raise DataError(
+                f"Failed to deserialize data for topic {topic} to Avro: schema id {schema_id}: {e!r}"
+            ) from e
         raw = avro == "bytes" or (isinstance(avro, dict) and avro.get("type") == "bytes")
         reader = _Reader(schema, parsed, value_reader(schema), raw)
         if len(self._readers) >= self._cache_size:

@@ -20,12 +20,16 @@ from typing import Any
 from connect_worker.api.errors import DataError
 from connect_worker.api.schema import DATE_NAME, DECIMAL_NAME, NO_DEFAULT, TIME_NAME, TIMESTAMP_NAME, Schema, Type
 from connect_worker.api.struct import Struct
+from converters.avro_encoder import fixed_decimal, hashmap_ordered
 from converters.avro_schema import (
+    AVRO_TYPE_ENUM,
     AVRO_TYPE_UNION,
+    FIXED_SIZE_PARAM,
+    GENERALIZED_ENUM,
     AvroDataOptions,
     is_map_as_array,
+    record_names,
     scrub_name,
-    split_name,
 )
 from converters.json_text import (
     EPOCH,
@@ -78,27 +82,22 @@ _PRIMITIVE_CHECKS: dict[Type, Convert] = {
 }
 
 
-def record_full_name(schema: Schema, options: AvroDataOptions, index: int = 1) -> str:
-    """The Avro full name of a struct's record (as avro_schema names it)."""
-    if schema.name is None:
-        return "io.confluent.connect.avro.ConnectDefault" + (str(index) if index > 1 else "")
-    space, name = split_name(schema.name, options.scrub_invalid_names)
-    return f"{space}.{name}" if space else name
-
-
 class _Writers:
-    """Compiles the conversion of one top-level schema (unnamed structs are numbered in visiting order, as the
-    Avro schema was)."""
+    """Compiles the conversion of one top-level schema; `names` are the Avro full names from_connect gave its
+    structs (keyed by their required form), the names a struct in a union is tagged with."""
 
-    def __init__(self, options: AvroDataOptions) -> None:
+    def __init__(self, options: AvroDataOptions, names: dict[Schema, str]) -> None:
         self.options = options
-        self.unnamed = 0
+        self.names = names
 
     def compile(self, schema: Schema, in_union: bool) -> Convert:
         t = schema.type
         name = schema.name
         if name == DECIMAL_NAME:
             scale = decimal_scale(schema)
+            params = schema.parameters or {}
+            if FIXED_SIZE_PARAM in params:
+                return fixed_decimal(scale, int(params[FIXED_SIZE_PARAM]))
 
             def dec(v: Any) -> Any:
                 if not isinstance(v, Decimal):
@@ -129,15 +128,13 @@ class _Writers:
                 return lambda v: [
                     {"key": None if k is None else key(k), "value": None if x is None else val(x)} for k, x in v.items()
                 ]
-            return lambda v: {k: None if x is None else val(x) for k, x in v.items()}
+            return lambda v: {k: None if x is None else val(x) for k, x in hashmap_ordered(v).items()}
         if t is Type.BYTES:
             return _bytes
         return _PRIMITIVE_CHECKS.get(t, _identity)
 
     def struct(self, schema: Schema, tagged: bool) -> Convert:
-        if schema.name is None:
-            self.unnamed += 1
-        full = record_full_name(schema, self.options, self.unnamed)
+        full = self.names[schema.with_(optional=False) if schema.optional else schema]
         scrub = self.options.scrub_invalid_names
         names = tuple(scrub_name(f.name) if scrub else f.name for f in schema.fields)
         # (index, name, conversion or None, optional, value standing for null): Struct.get gives a field's default
@@ -186,7 +183,7 @@ def datum_writer(schema: Schema, options: AvroDataOptions) -> Convert:
     """Connect value → the datum fastavro writes (None stays None)."""
     if schema.type is Type.STRUCT and schema.name == AVRO_TYPE_UNION:
         raise DataError("Connect unions (io.confluent.connect.avro.Union structs) are not supported for writing")
-    return _Writers(options).compile(schema, schema.optional)
+    return _Writers(options, record_names(schema, options)).compile(schema, schema.optional)
 
 
 # -- Avro datum (logical types raw) -> Connect value --------------------------------------------------------
@@ -223,6 +220,15 @@ def _decimal(scale: int) -> Convert:
 
 def value_reader(schema: Schema) -> Convert:
     """What fastavro read (logical types raw) → the Connect value of `schema`."""
+    params = schema.parameters or {}
+    if any(k in params for k in (AVRO_TYPE_ENUM, GENERALIZED_ENUM, FIXED_SIZE_PARAM)):
+        # an Avro enum or fixed: read from a union with its name, (name, value)
+        read = _value_reader(schema)
+        return lambda v: read(v[1] if v.__class__ is tuple else v)
+    return _value_reader(schema)
+
+
+def _value_reader(schema: Schema) -> Convert:
     t = schema.type
     name = schema.name
     if name == DECIMAL_NAME:
@@ -273,12 +279,18 @@ def _union_struct(schema: Schema, fields: list[tuple[str, Convert]], v: Any) -> 
     value = v[1] if isinstance(v, tuple) else v
     out: list[Any] = []
     for f, (fname, read) in zip(schema.fields, fields, strict=True):
-        if value is not None and (branch == fname or (branch is None and _matches(f.schema, value))):
+        if value is not None and (_is_branch(branch, fname) if branch is not None else _matches(f.schema, value)):
             out.append(read(value))
             value = None
         else:
             out.append(None)
     return Struct.of(schema, out)
+
+
+def _is_branch(branch: str, field_name: str) -> bool:
+    """Whether the named union member fastavro read (full name) is the union struct's field: named by its full name
+    (enhanced.avro.schema.support) or by its short name."""
+    return branch == field_name or ("." not in field_name and branch.rpartition(".")[2] == field_name)
 
 
 def _matches(schema: Schema, value: Any) -> bool:

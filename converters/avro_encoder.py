@@ -22,6 +22,7 @@ from types import ModuleType
 from typing import Any, Final
 
 from connect_worker.api.errors import DataError
+from connect_worker.api.javacompat import java_hashmap_order
 from connect_worker.api.schema import DATE_NAME, DECIMAL_NAME, NO_DEFAULT, TIME_NAME, TIMESTAMP_NAME, Schema, Type
 from connect_worker.api.struct import Struct
 from converters.avro_schema import (
@@ -74,7 +75,7 @@ def _decimal(scale: int) -> Callable[[Any], bytes]:
     return convert
 
 
-def _fixed_decimal(scale: int, size: int) -> Callable[[Any], bytes]:
+def fixed_decimal(scale: int, size: int) -> Callable[[Any], bytes]:
     """A Decimal in a fixed: sign-extended to the fixed size (AvroData.padToFixedSize)."""
     plain = _decimal(scale)
 
@@ -86,6 +87,13 @@ def _fixed_decimal(scale: int, size: int) -> Callable[[Any], bytes]:
         return pad * (size - len(raw)) + raw
 
     return convert
+
+
+def hashmap_ordered(value: Any) -> Any:
+    """A string-keyed map in the order AvroData writes it: it copies the map into a `java.util.HashMap`."""
+    if isinstance(value, dict) and len(value) > 1 and all(isinstance(k, str) for k in value):
+        return java_hashmap_order(value)
+    return value
 
 
 class _Compiler:
@@ -110,10 +118,10 @@ class _Compiler:
         name = schema.name
         params = schema.parameters or {}
         if t is Type.BYTES:
-            if FIXED_SIZE_PARAM in params:
+            if FIXED_SIZE_PARAM in params and name is not None:  # AvroData.isFixedSchema
                 size = int(params[FIXED_SIZE_PARAM])
                 if name == DECIMAL_NAME:
-                    return (CALL, _fixed_decimal(decimal_scale(schema), size), (FIXED, size))
+                    return (CALL, fixed_decimal(decimal_scale(schema), size), (FIXED, size))
                 return (FIXED, size)
             if name == DECIMAL_NAME:
                 return (CALL, _decimal(decimal_scale(schema)), (BYTES,))
@@ -149,7 +157,7 @@ class _Compiler:
             assert schema.key_schema is not None and schema.value_schema is not None
             if is_map_as_array(schema, self.options):
                 return (MAP_ARRAY, self.field(schema.key_schema), self.field(schema.value_schema))
-            return (MAP, self.field(schema.value_schema))
+            return (CALL, hashmap_ordered, (MAP, self.field(schema.value_schema)))
         if t is Type.STRUCT:
             if name == "io.confluent.connect.avro.Union":
                 raise DataError("Connect unions (io.confluent.connect.avro.Union structs) cannot be written as Avro")

@@ -7,12 +7,14 @@ type (precision from `connect.decimal.precision`, else 64); Date/Time/Timestamp 
 `timestamp-millis`; every other named schema keeps `connect.name`, `connect.version`, `connect.parameters`,
 `connect.doc` and `connect.default` (unless `connect.meta.data=false`); an optional schema is the union
 `["null", T]` (or `[T, "null"]` when it has a non-null default, so that the default matches the first branch);
-maps with string keys are Avro maps, any other map an array of `MapEntry {key, value}` records. A named type met
-a second time is written as a reference to its name, as Avro requires.
+maps with string keys are Avro maps, any other map an array of `MapEntry {key, value}` records; a named bytes
+schema with `connect.fixed.size` is a `fixed`. A required Connect schema met again is the same Avro type
+(AvroData's schemaMap: an equal unnamed struct keeps its ConnectDefault name); a named type is written in full
+once, then by name (converters/avro_text.py); names Avro refuses are refused (DataError) unless scrubbed.
 
 The result is plain JSON data in the key order Avro's Java `Schema.toString()` writes (type, name, namespace,
-doc, fields, then the properties in the order AvroData adds them), so the text registered is the text a Java
-converter registers.
+doc, fields, then the properties in the order AvroData adds them), so its text (avro_text.schema_text) is the text
+a Java converter registers.
 
 Avro → Connect (`AvroSchemaMapper.to_connect`): the inverse, reading those properties back, for toConnectData.
 """
@@ -20,6 +22,7 @@ Avro → Connect (`AvroSchemaMapper.to_connect`): the inverse, reading those pro
 from __future__ import annotations
 
 import contextlib
+import math
 import re
 import urllib.parse
 from collections.abc import Mapping
@@ -27,7 +30,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from connect_worker.api.errors import DataError
-from connect_worker.api.javacompat import JavaFloat
+from connect_worker.api.javacompat import JavaFloat, to_float32
 from connect_worker.api.schema import (
     DATE_NAME,
     DECIMAL_NAME,
@@ -38,6 +41,7 @@ from connect_worker.api.schema import (
     Type,
 )
 from connect_worker.api.struct import Struct
+from converters.avro_text import written
 from converters.json_text import date_days, decimal_scale, decimal_unscaled_bytes, time_millis, timestamp_millis
 
 NAMESPACE: Final = "io.confluent.connect.avro"
@@ -129,39 +133,48 @@ def is_map_as_array(schema: Schema, options: AvroDataOptions) -> bool:
 
 
 class _FromConnect:
-    """One Connect → Avro conversion: the named types written so far and the default-name counter."""
+    """One Connect → Avro conversion (AvroData.fromConnectSchema): the Avro form of each required Connect schema met
+    so far (AvroData's schemaMap: an equal schema met again is the same Avro type) and the default-name counter.
+
+    Named types come out as full definitions carrying their own "namespace" (None for none); `avro_text.written`
+    then writes each once and by name after, as Java's Schema.toString does."""
 
     def __init__(self, options: AvroDataOptions) -> None:
         self.options = options
-        self.defined: dict[str, str | None] = {}  # full name -> namespace it was defined in
+        self.done: dict[Schema, Any] = {}
+        self.record_names: dict[Schema, str] = {}  # required struct schema -> its record's full name
         self.name_index = 0
-        self.space: str | None = None  # the enclosing namespace (Java writes names relative to it)
 
     def name_or_default(self, name: str | None) -> tuple[str | None, str]:
         if name is not None:
-            return split_name(name, self.options.scrub_invalid_names)
+            space, short = split_name(name, self.options.scrub_invalid_names)
+            return space, valid_name(short)
         self.name_index += 1
         return NAMESPACE, DEFAULT_SCHEMA_NAME + (str(self.name_index) if self.name_index > 1 else "")
 
-    def ref(self, space: str | None, name: str) -> str:
-        """A reference to an already written named type, relative to the enclosing namespace."""
-        return name if space == self.space else _full(space, name)
-
     # -- the schema -------------------------------------------------------------------------------------
     def convert(self, schema: Schema, ignore_optional: bool = False) -> Any:
+        if not schema.optional:
+            done = self.done.get(schema)
+            if done is not None:
+                return done
         base = self.base(schema)
         if isinstance(base, list):  # a union carries no properties
-            return base
-        if not ignore_optional and schema.optional:
-            return [base, "null"] if _non_null_default(schema) else ["null", base]
-        return base
+            result = base
+        elif not ignore_optional and schema.optional:
+            result = [base, "null"] if _non_null_default(schema) else ["null", base]
+        else:
+            result = base
+        if not schema.optional:
+            self.done[schema] = result
+        return result
 
     def base(self, schema: Schema) -> Any:
         t = schema.type
         opts = self.options
         if t is Type.STRUCT:
             if schema.optional:
-                return ["null", self.base(_required(schema))]
+                return ["null", self.convert(_required(schema))]
             return self.record(schema)
         props: dict[str, Any] = {}
         if (
@@ -172,17 +185,20 @@ class _FromConnect:
             enum = self.enum(schema)
             if enum is not None:
                 return enum
+        params = schema.parameters or {}
         if t is Type.ARRAY:
             assert schema.value_schema is not None
             node: dict[str, Any] = {"type": "array", "items": self.convert(schema.value_schema)}
         elif t is Type.MAP:
             node = self.map(schema)
+        elif t is Type.BYTES and schema.name is not None and FIXED_SIZE_PARAM in params:
+            space, name = self.name_or_default(schema.name)
+            node = {"type": "fixed", "name": name, "namespace": space, "size": int(params[FIXED_SIZE_PARAM])}
         else:
             node = {"type": _PRIMITIVE[t]}
-            if t is Type.BYTES and schema.name == DECIMAL_NAME:
-                params = schema.parameters or {}
-                props["scale"] = int(params.get("scale", "0"))
-                props["precision"] = int(params.get(DECIMAL_PRECISION_PARAM, DECIMAL_PRECISION_DEFAULT))
+        if t is Type.BYTES and schema.name == DECIMAL_NAME:
+            props["scale"] = int(params.get("scale", "0"))
+            props["precision"] = int(params.get(DECIMAL_PRECISION_PARAM, DECIMAL_PRECISION_DEFAULT))
         return self.finish(schema, node, props)
 
     def finish(self, schema: Schema, node: dict[str, Any], props: dict[str, Any]) -> Any:
@@ -210,6 +226,8 @@ class _FromConnect:
         if name == DECIMAL_NAME:
             # the decimal logical type (or, when scale/precision break Avro's rules, the legacy property: the
             # same text either way)
+            if node["type"] == "fixed" and 0 <= props["scale"] <= props["precision"]:
+                _check_fixed_precision(node["size"], props["precision"])
             props.setdefault("logicalType", "decimal")
         elif name in _LOGICAL_TYPES:
             props.setdefault("logicalType", _LOGICAL_TYPES[name])
@@ -227,29 +245,18 @@ class _FromConnect:
 
     def record(self, schema: Schema) -> Any:
         space, name = self.name_or_default(schema.name)
-        full = _full(space, name)
-        if full in self.defined:
-            return self.ref(space, name)
-        self.defined[full] = space
-        node: dict[str, Any] = {"type": "record", "name": name}
-        if space is not None and space != self.space:
-            node["namespace"] = space
+        self.record_names.setdefault(schema, _full(space, name))
+        node: dict[str, Any] = {"type": "record", "name": name, "namespace": space}
         params = schema.parameters or {}
         doc = params.get("connect.record.doc" if self.options.discard_type_doc_default else RECORD_DOC_PARAM)
         if doc is not None:
             node["doc"] = doc
-        outer, self.space = self.space, space
-        try:
-            node["fields"] = [self.field(schema, f.name, f.schema) for f in schema.fields]
-        finally:
-            self.space = outer
+        node["fields"] = [self.field(schema, f.name, f.schema) for f in schema.fields]
         return self.finish(schema, node, {})
 
     def field(self, parent: Schema, name: str, schema: Schema) -> dict[str, Any]:
         opts = self.options
-        field_name = scrub_name(name) if opts.scrub_invalid_names else name
-        if not _NAME_PART.match(field_name):
-            raise DataError(f"Field {name!r} of {parent.name or 'a struct'} is not a valid Avro name")
+        field_name = valid_name(scrub_name(name) if opts.scrub_invalid_names else name)
         out: dict[str, Any] = {"name": field_name, "type": None}
         try:
             out["type"] = self.convert(schema)
@@ -259,7 +266,8 @@ class _FromConnect:
         if doc is not None:
             out["doc"] = doc
         if _non_null_default(schema):
-            out["default"] = self.default_json(schema, schema.default)
+            # Avro's Field holds the default as Java objects: a float32 comes back as the double it widens to
+            out["default"] = _widened(self.default_json(schema, schema.default))
         elif schema.optional:
             out["default"] = None
         return out
@@ -274,21 +282,11 @@ class _FromConnect:
         else:
             space, name = self.name_or_default(schema.name)
             internal = True
-        full = _full(space, name)
-        if full in self.defined:
-            return {"type": "array", "items": self.ref(space, name)}
-        self.defined[full] = space
-        entry: dict[str, Any] = {"type": "record", "name": name}
-        if space is not None and space != self.space:
-            entry["namespace"] = space
-        outer, self.space = self.space, space
-        try:
-            entry["fields"] = [
-                self.field(schema, "key", schema.key_schema),
-                self.field(schema, "value", schema.value_schema),
-            ]
-        finally:
-            self.space = outer
+        entry: dict[str, Any] = {"type": "record", "name": name, "namespace": space}
+        entry["fields"] = [
+            self.field(schema, "key", schema.key_schema),
+            self.field(schema, "value", schema.value_schema),
+        ]
         if internal:
             entry[CONNECT_INTERNAL_TYPE] = MAP_ENTRY_TYPE_NAME
         return {"type": "array", "items": entry}
@@ -300,16 +298,10 @@ class _FromConnect:
             return None
         key = key if key in params else (GENERALIZED_ENUM if GENERALIZED_ENUM in params else AVRO_TYPE_ENUM)
         prefix = key + "."
-        symbols = [k[len(prefix) :] for k in params if k.startswith(prefix)]
+        symbols = [valid_name(k[len(prefix) :]) for k in params if k.startswith(prefix)]
         _, short = self.name_or_default(schema.name)
         space, name = split_name(params[key], False)
-        full = _full(space, name)
-        if full in self.defined:
-            return self.ref(space, name)
-        self.defined[full] = space
-        node: dict[str, Any] = {"type": "enum", "name": name}
-        if space is not None and space != self.space:
-            node["namespace"] = space
+        node: dict[str, Any] = {"type": "enum", "name": valid_name(name), "namespace": space}
         doc = (
             params.get("connect.enum.doc")
             if self.options.discard_type_doc_default
@@ -370,9 +362,52 @@ def _required(schema: Schema) -> Schema:
     return schema.with_(optional=False)
 
 
+def _widened(value: Any) -> Any:
+    """A default's JSON with each float32 as the double it widens to."""
+    if isinstance(value, JavaFloat):
+        return to_float32(value)
+    if isinstance(value, list):
+        return [_widened(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _widened(v) for k, v in value.items()}
+    return value
+
+
+def _check_fixed_precision(size: int, precision: int) -> None:
+    """Avro's LogicalTypes.decimal on a fixed: the precision must fit its bytes."""
+    max_precision = math.floor(math.log10(2) * (8 * size - 1))
+    if precision > max_precision:
+        raise DataError(f"fixed({size}) cannot store {precision} digits (max {max_precision})")
+
+
+def valid_name(name: str) -> str:
+    """The name, if Avro takes it (Schema.validateName: a letter or `_`, then letters, digits or `_`, as Java's
+    Character.isLetter/isDigit say for each UTF-16 unit); else the DataError Avro's SchemaParseException says."""
+    if _NAME_PART.match(name) or not name:
+        return name
+    if not _java_letter(name[0]) and name[0] != "_":
+        raise DataError(f"Illegal initial character: {name}")
+    for c in name[1:]:
+        if not (_java_letter(c) or c == "_" or (c.isdecimal() and c <= "\uffff")):
+            raise DataError(f"Illegal character in: {name}")
+    return name
+
+
+def _java_letter(c: str) -> bool:
+    return c.isalpha() and c <= "\uffff"
+
+
+def record_names(schema: Schema, options: AvroDataOptions) -> dict[Schema, str]:
+    """The Avro full name from_connect gives each struct in `schema` (keyed by the struct's required form)."""
+    conversion = _FromConnect(options)
+    conversion.convert(schema)
+    return conversion.record_names
+
+
 def from_connect(schema: Schema, options: AvroDataOptions) -> Any:
-    """The Avro schema (JSON data) AvroData.fromConnectSchema makes of a Connect schema."""
-    return _FromConnect(options).convert(schema)
+    """The Avro schema (JSON data) AvroData.fromConnectSchema makes of a Connect schema, as its Schema.toString
+    writes it (named types defined once, then referred to by name)."""
+    return written(_FromConnect(options).convert(schema))
 
 
 # -- Avro -> Connect (AvroData.toConnectSchema) --------------------------------------------------------------
@@ -380,6 +415,7 @@ class _ToConnect:
     def __init__(self, options: AvroDataOptions) -> None:
         self.options = options
         self.named: dict[str, Any] = {}  # full name -> Avro definition, to resolve references
+        self.open: set[str] = set()  # the records being converted (a record inside itself is a cycle)
         self.union_index = 0
 
     def resolve(self, avro: Any, space: str | None) -> Any:
@@ -401,17 +437,48 @@ class _ToConnect:
         return space
 
     def convert(
-        self, avro: Any, space: str | None, force_optional: bool = False, field_default: Any = NO_DEFAULT
+        self,
+        avro: Any,
+        space: str | None,
+        force_optional: bool = False,
+        field_default: Any = NO_DEFAULT,
+        field_doc: str | None = None,
+        registry_version: int | None = None,
     ) -> Schema:
+        """AvroData.toConnectSchema of one Avro schema; `field_default`/`field_doc` are those of the record field
+        it is the type of, `registry_version` the version the converter found (the top-level schema only)."""
         avro = self.resolve(avro, space)
         if isinstance(avro, list):
-            return self.union(avro, space, field_default)
+            return self.union(avro, space, field_doc, registry_version)
         if isinstance(avro, str):
             avro = {"type": avro}
         space = self.register(avro, space)
         t = avro["type"]
         if isinstance(t, (dict, list)) or (isinstance(t, str) and t not in _AVRO_TYPES):
-            return self.convert(t, space, force_optional, field_default)
+            return self.convert(t, space, force_optional, field_default, field_doc, registry_version)
+        if t == "record":
+            full = avro["name"] if "." in avro["name"] else _full(space, avro["name"])
+            if full in self.open:
+                raise DataError(f"Recursive Avro schemas ({full} inside itself) have no Connect schema here")
+            self.open.add(full)
+            try:
+                return self.build(avro, t, space, force_optional, field_default, field_doc, registry_version)
+            finally:
+                self.open.discard(full)
+        return self.build(avro, t, space, force_optional, field_default, field_doc, registry_version)
+
+    def build(
+        self,
+        avro: dict[str, Any],
+        t: str,
+        space: str | None,
+        force_optional: bool,
+        field_default: Any,
+        field_doc: str | None,
+        registry_version: int | None,
+    ) -> Schema:
+        meta = self.options.connect_meta_data
+        discard = self.options.discard_type_doc_default
         props = avro
         logical = props.get("logicalType")
         connect_type = props.get(CONNECT_TYPE)
@@ -470,20 +537,20 @@ class _ToConnect:
             value_schema = self.convert(avro["values"], space)
         elif t == "record":
             ctype = Type.STRUCT
-            if self.options.connect_meta_data and avro.get("doc") is not None:
+            if not discard and meta and avro.get("doc") is not None:
                 params[RECORD_DOC_PARAM] = avro["doc"]
             for f in avro["fields"]:
-                if self.options.connect_meta_data and f.get("doc") is not None:
+                if not discard and meta and f.get("doc") is not None:
                     params[FIELD_DOC_PREFIX + f["name"]] = f["doc"]
                 fdefault = f.get("default", NO_DEFAULT)
-                fields.append((f["name"], self.convert(f["type"], space, False, fdefault)))
+                fields.append((f["name"], self.convert(f["type"], space, False, fdefault, f.get("doc"))))
         elif t == "enum":
             ctype = Type.STRING
             key = GENERALIZED_ENUM if self.options.generalized_sum_type_support else AVRO_TYPE_ENUM
             full = _full(space, avro["name"]) if "." not in avro["name"] else avro["name"]
-            if self.options.connect_meta_data and avro.get("doc") is not None:
-                params[ENUM_DOC_PREFIX + avro["name"]] = avro["doc"]
-            if self.options.connect_meta_data and avro.get("default") is not None:
+            if meta and avro.get("doc") is not None:
+                params["connect.enum.doc" if discard else ENUM_DOC_PREFIX + avro["name"]] = avro["doc"]
+            if not discard and meta and avro.get("default") is not None:
                 params[ENUM_DEFAULT_PREFIX + avro["name"]] = avro["default"]
             params[key] = full
             for i, sym in enumerate(avro["symbols"]):
@@ -492,14 +559,26 @@ class _ToConnect:
             raise DataError("Standalone null schemas are not supported by this converter")
         else:
             raise DataError(f"Couldn't translate unsupported schema type {t}.")
-        doc = props.get(CONNECT_DOC) if self.options.connect_meta_data else None
-        v = props.get(CONNECT_VERSION)
-        if v is not None:
-            if not isinstance(v, int):
-                raise DataError(f"Invalid Connect version found: {v}")
-            version = v
+        named_doc = avro.get("doc") if t in ("record", "enum", "fixed") else None
+        if discard:  # the field's doc, else the type's, else connect.doc
+            doc = field_doc if field_doc is not None else named_doc if named_doc is not None else props.get(CONNECT_DOC)
+            if meta and named_doc is not None:
+                params["connect.record.doc"] = named_doc
+        else:
+            doc = props.get(CONNECT_DOC) if meta else None
+        v = props.get(CONNECT_VERSION)  # the schema's own connect.version comes first, then the registry's
+        if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float))):
+            raise DataError(f"Invalid Connect version found: {v}")
+        found = int(v) if v is not None else registry_version if registry_version is not None else -1
+        if found >= 0:
+            if version is not None and version != found:
+                raise DataError(
+                    f"Mismatched versions: version already added to SchemaBuilder ({version}) differs from version "
+                    f"in source schema ({found})"
+                )
+            version = found
         cparams = props.get(CONNECT_PARAMETERS)
-        if self.options.connect_meta_data and cparams is not None:
+        if meta and cparams is not None:
             if not isinstance(cparams, dict):
                 raise DataError(f"Expected JSON object for schema parameters but found: {cparams}")
             for k, pv in cparams.items():
@@ -531,20 +610,22 @@ class _ToConnect:
         default = field_default
         if default is NO_DEFAULT and CONNECT_DEFAULT in props:
             default = props[CONNECT_DEFAULT]
-        elif default is not NO_DEFAULT and self.options.connect_meta_data and CONNECT_DEFAULT not in props:
+        elif default is not NO_DEFAULT and not discard and meta and CONNECT_DEFAULT not in props:
             schema = schema.with_(parameters={**(schema.parameters or {}), FIELD_DEFAULT_FLAG: "true"})
         if default is not NO_DEFAULT and default is not None:
             with contextlib.suppress(DataError, TypeError, ValueError, KeyError):  # AvroData ignores a bad default
                 schema = schema.with_(default=default_from_json(schema, default))
         return schema
 
-    def union(self, members: list[Any], space: str | None, field_default: Any) -> Schema:
+    def union(
+        self, members: list[Any], space: str | None, field_doc: str | None, registry_version: int | None
+    ) -> Schema:
         if len(members) == 1 and self.options.flatten_singleton_unions:
-            return self.convert(members[0], space)
+            return self.convert(members[0], space, False, NO_DEFAULT, field_doc)
         if len(members) == 2 and "null" in members:
+            # the field's default is not passed on: the member's connect.default (if any) is the default
             other = members[1] if members[0] == "null" else members[0]
-            default = field_default if members[0] != "null" else NO_DEFAULT
-            return self.convert(other, space, True, default)
+            return self.convert(other, space, True, NO_DEFAULT, field_doc)
         if self.options.generalized_sum_type_support:
             name = f"connect_union_{self.union_index}"
             self.union_index += 1
@@ -558,7 +639,11 @@ class _ToConnect:
                 continue
             fields.append((self.member_name(m, space, i), self.convert(m, space, True)))
         params = {GENERALIZED_UNION: name} if self.options.generalized_sum_type_support else None
-        return Schema(Type.STRUCT, name=name, fields=fields, optional=optional, parameters=params)
+        doc = field_doc if self.options.discard_type_doc_default else None
+        version = registry_version if registry_version is not None and registry_version >= 0 else None
+        return Schema(
+            Type.STRUCT, name=name, fields=fields, optional=optional, parameters=params, doc=doc, version=version
+        )
 
     def member_name(self, member: Any, space: str | None, index: int) -> str:
         if self.options.generalized_sum_type_support:
@@ -594,7 +679,4 @@ def default_from_json(schema: Schema, value: Any) -> Any:
 
 def to_connect(avro: Any, options: AvroDataOptions, version: int | None = None) -> Schema:
     """The Connect schema AvroData.toConnectSchema makes of an Avro schema (JSON data)."""
-    schema = _ToConnect(options).convert(avro, None)
-    if version is not None and schema.version is None and version >= 0:
-        schema = schema.with_(version=version)
-    return schema
+    return _ToConnect(options).convert(avro, None, registry_version=version)
