@@ -36,9 +36,9 @@ def _v2(name: str, *, optional: bool) -> Schema:
     )
 
 
-def _converter(url: str, is_key: bool = False, **extra: str) -> AvroConverter:
+def _converter(url: str, is_key: bool = False, extra: dict[str, str] | None = None) -> AvroConverter:
     c = AvroConverter()
-    c.configure({"schema.registry.url": url, **extra}, is_key)
+    c.configure({"schema.registry.url": url, **(extra or {})}, is_key)
     return c
 
 
@@ -66,6 +66,7 @@ def test_evolution_registers_a_version_and_old_records_still_decode(registry_url
     assert _versions(registry_url, f"{topic}-value") == [1, 2]
     reader = _converter(registry_url)
     first, second = reader.to_connect_data(topic, old), reader.to_connect_data(topic, new)
+    assert first.schema is not None and second.schema is not None
     assert first.value.values == (1,) and [f.name for f in first.schema.fields] == ["id"]
     assert second.value.values == (2, "n") and second.schema.field("note").schema.optional  # type: ignore[union-attr]
     # the subject's version rides on the read schema (AvroData does this when the Avro schema has no version)
@@ -119,7 +120,7 @@ def test_several_urls_fall_over_to_the_one_that_answers(registry_url: str, uniqu
 )
 def test_subject_name_strategies(registry_url: str, unique_name: str, strategy: str, subject: str) -> None:
     topic, name = unique_name, f"ns{unique_name}.Key"
-    conv = _converter(registry_url, True, **{"key.subject.name.strategy": strategy})
+    conv = _converter(registry_url, True, {"key.subject.name.strategy": strategy})
     convert_blocking(conv, topic, _v1(name), Struct(_v1(name), {"id": 1}))
     assert _versions(registry_url, subject.format(topic=topic, name=name)) == [1]
 
@@ -127,25 +128,25 @@ def test_subject_name_strategies(registry_url: str, unique_name: str, strategy: 
 def test_lookup_only_and_latest_version(registry_url: str, unique_name: str) -> None:
     topic, name = unique_name, f"{unique_name}.Value"
     schema = _v1(name)
-    lookup = _converter(registry_url, **{"auto.register.schemas": "false"})
+    lookup = _converter(registry_url, extra={"auto.register.schemas": "false"})
     with pytest.raises(PendingIO) as pending:
         lookup.from_connect_data(topic, schema, Struct(schema, {"id": 1}))
     with pytest.raises(DataError, match=f'Error retrieving Avro schema for subject "{topic}-value"'):
         pending.value.work()
     written = convert_blocking(_converter(registry_url), topic, schema, Struct(schema, {"id": 1}))
     assert convert_blocking(lookup, topic, schema, Struct(schema, {"id": 1})) == written
-    latest = _converter(registry_url, **{"auto.register.schemas": "false", "use.latest.version": "true"})
+    latest = _converter(registry_url, extra={"auto.register.schemas": "false", "use.latest.version": "true"})
     assert convert_blocking(latest, topic, schema, Struct(schema, {"id": 1})) == written
     # a latest version that is not the record's schema: refused while latest.compatibility.strict (the default)
     v2 = _v2(name, optional=True)
     convert_blocking(_converter(registry_url), topic, v2, Struct(v2, {"id": 1, "note": None}))
+    strict = _converter(registry_url, extra={"auto.register.schemas": "false", "use.latest.version": "true"})
     with pytest.raises(DataError, match=r"latest\.compatibility\.strict"):
-        convert_blocking(_converter(registry_url, **{"auto.register.schemas": "false", "use.latest.version": "true"}),
-                         topic, schema, Struct(schema, {"id": 3}))  # fmt: skip
+        convert_blocking(strict, topic, schema, Struct(schema, {"id": 3}))
     # not strict: the record is written with the latest schema (by field name; the new field takes its default)
     loose = _converter(
         registry_url,
-        **{"auto.register.schemas": "false", "use.latest.version": "true", "latest.compatibility.strict": "false"},
+        extra={"auto.register.schemas": "false", "use.latest.version": "true", "latest.compatibility.strict": "false"},
     )
     data = convert_blocking(loose, topic, schema, Struct(schema, {"id": 3}))
     assert _converter(registry_url).to_connect_data(topic, data).value.values == (3, None)

@@ -73,11 +73,12 @@ def test_with_overrides_ignores_unset_flags() -> None:
     assert merged == {"sink": {"warehouse": "w", "checkpoint": "c"}}
 
 
-BASE = {"source": {"bootstrap_servers": "x:1", "topics": ["a"]}, "sink": {"warehouse": "w", "checkpoint": "c"}}
+BASE_SOURCE: dict[str, object] = {"bootstrap_servers": "x:1", "topics": ["a"]}
+BASE: dict[str, object] = {"source": BASE_SOURCE, "sink": {"warehouse": "w", "checkpoint": "c"}}
 
 
 def with_source(**source: object) -> dict[str, object]:
-    return {**BASE, "source": {**BASE["source"], **source}}
+    return {**BASE, "source": {**BASE_SOURCE, **source}}
 
 
 def test_avro_needs_a_registry_url_and_json_refuses_one() -> None:
