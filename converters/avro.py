@@ -33,7 +33,8 @@ from connect_worker.api.record import Header, SchemaAndValue
 from connect_worker.api.schema import Schema
 from converters.avro_data import datum_writer, value_reader
 from converters.avro_encoder import CALL, AvroEncoder, compile_plan
-from converters.avro_schema import AvroDataOptions, from_connect, to_connect
+from converters.avro_schema import AvroDataOptions, from_connect
+from converters.avro_schema_read import to_connect
 from converters.avro_text import schema_text
 from converters.schema_registry import (
     RegistryError,
