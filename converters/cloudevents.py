@@ -1,47 +1,45 @@
-"""CloudEventsConverter: byte-identical to io.debezium.converters.CloudEventsConverter (Debezium 3.6.3) for JSON.
+"""CloudEventsConverter: byte-identical to io.debezium.converters.CloudEventsConverter (Debezium 3.6.3).
 
 A Debezium change event becomes one structured-mode CloudEvent (converters.cloudevents_maker says which
 attributes and how they are made; converters.cloudevents_config which keys). The envelope and its `data` are
-written by an event writer chosen by `serializer.type` and `data.serializer.type`; JSON/JSON is the one there is:
+written by an event writer chosen by `serializer.type` and `data.serializer.type` (converters.cloudevents_writers):
+json/json, json/avro (a JSON envelope whose `data` is Avro bytes, with a `dataschema` attribute naming the data's
+schema in the registry) and avro/avro (the data under `<topic>-data`, then the whole envelope, both by the Avro
+converter the `avro.*` keys select). avro/json is refused at configure() with Debezium's message.
 
-* the envelope by a JsonConverter configured with the `json.*` keys and `schemas.enable=false` (a CloudEvent has
-  no schema envelope of its own);
-* `data` by a second JsonConverter with the `json.*` keys as given: with `json.schemas.enable` (true by default)
-  it is `{"schema":...,"payload":...}`, spliced in where the envelope wrote an empty struct, as Debezium does.
+The converter makes the parts of the event in Debezium's order, so the first problem is the one Debezium reports:
+the attributes first when the data is written apart as JSON, else the data first. A registry call the Avro
+converter needs raises PendingIO out of from_connect_data; converting the record again is safe (the caches below
+hold only what depends on schemas and settings).
 
-`serializer.type=avro` or `data.serializer.type=avro` is refused at configure(): an Avro writer is registered in
-`_WRITERS` by its pair of serializer types.
-
-Reading back (toConnectData) gives the CloudEvent as a schemaless map whose `data` is read with the `json.*`
-settings, after Debezium's check that the map has `id`, `source`, `specversion` and `type`.
+Reading back (toConnectData) is the writer's: a schemaless map for a JSON envelope, a struct for an Avro one,
+after Debezium's check that it has `id`, `source`, `specversion` and `type`.
 
 Per record: the layouts of the value schema and of the source schema, the data schema and the envelope schema
-are cached (by schema), so an event costs its attribute values, two small structs and the two JSON writes.
+are cached (by schema), so an event costs its attribute values, two small structs and the two writes.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, Final, NamedTuple, Protocol
+from typing import Any, Final
 
 from connect_worker.api.config import ConfigDef
 from connect_worker.api.converter import Converter
-from connect_worker.api.errors import ConfigError, DataError
+from connect_worker.api.errors import ConfigError, ConnectError, DataError
 from connect_worker.api.record import Header, SchemaAndValue
 from connect_worker.api.schema import STRING_SCHEMA, Schema, Type, struct_schema
 from connect_worker.api.struct import Struct
+from connectors.relational.naming import SchemaNameAdjuster
 from converters.cloudevents_config import (
     CONFIG_DEF,
-    CONVERTER_TYPE,
     DATA_SERIALIZER_TYPE,
-    SERIALIZER_TYPE,
     CloudEventsSettings,
     Origin,
     resolve_metadata_sources,
 )
+from converters.cloudevents_java import java_text, validate_fields, validate_value
 from converters.cloudevents_maker import (
-    EMPTY_SCHEMA,
-    EMPTY_STRUCT,
     MAKERS,
     OPERATION,
     SOURCE,
@@ -52,103 +50,35 @@ from converters.cloudevents_maker import (
     ce_time,
     data_schema,
     data_values,
+    envelope_name,
     envelope_schema,
     extension_name,
-    java_text,
     last_header,
     maker_for,
     transaction_values,
-    validate_fields,
-    validate_value,
 )
-from converters.json import CONFIG_DEF as JSON_CONFIG_DEF
-from converters.json import REPLACE_NULL_WITH_DEFAULT, SCHEMAS_CACHE_SIZE, JsonConverter
-from converters.json_reader import MISSING, JsonReader, parse_json
+from converters.cloudevents_writers import (
+    AvroEventWriter,
+    CloudEvent,
+    EnvelopeShape,
+    EventWriter,
+    JsonAvroEventWriter,
+    JsonEventWriter,
+)
 
 DEBEZIUM_VERSION: Final = "3.6.3.Final"  # the Debezium release this converter stands in for (its plugin version)
 
 CONTENT_TYPES: Final = {"json": "application/json", "avro": "application/avro"}
 AVRO_WITH_JSON_DATA: Final = "Cannot use 'application/json' data content type within Avro events"
-AVRO_NOT_SUPPORTED: Final = (
-    "Avro CloudEvents are not supported yet: serializer.type and data.serializer.type must both be json"
-)
-NOT_A_CLOUD_EVENT: Final = "A deserialized record's value is not a CloudEvent: value="
 _READ_FAILED: Final = "Converting byte[] to Kafka Connect data failed due to serialization error: "
-_REQUIRED_ATTRIBUTES: Final = frozenset(("id", "source", "specversion", "type"))
+_DATASCHEMA_PLACEHOLDER: Final = ""  # the writer puts the data's schema URL there once the data is written
 
 
-# -- the event writers --------------------------------------------------------------------------------------------
-class CloudEvent(NamedTuple):
-    """One event to write: the envelope's schema, its attribute values (all but `data`, in field order), and the
-    data with its schema."""
-
-    envelope: Schema
-    attributes: list[Any]
-    data_schema: Schema
-    data: Struct
-
-
-class EventWriter(Protocol):
-    #: True when `data` is written apart with its own schema: the envelope's `data` field is then an empty struct
-    data_apart: bool
-
-    def write(self, topic: str, event: CloudEvent) -> bytes: ...
-
-    def read(self, topic: str, data: bytes | None) -> SchemaAndValue: ...
-
-
-class JsonEventWriter:
-    """JSON envelope, JSON data (Debezium's JSON-JSON mode)."""
-
-    def __init__(self, settings: CloudEventsSettings, is_key: bool) -> None:
-        self._envelope = JsonConverter()
-        self._envelope.configure({**settings.json, "schemas.enable": "false"}, is_key)
-        self._data = JsonConverter()
-        self._data.configure(settings.json, True)
-        self.data_apart = self._data.schemas_enabled
-        # Debezium reads `data` back with the envelope converter's settings (the json.* keys)
-        json = JSON_CONFIG_DEF.parse({**settings.json, CONVERTER_TYPE: "value"})
-        self._reader = JsonReader(
-            replace_null_with_default=bool(json[REPLACE_NULL_WITH_DEFAULT]), cache_size=int(json[SCHEMAS_CACHE_SIZE])
-        )
-
-    def write(self, topic: str, event: CloudEvent) -> bytes:
-        envelope, attributes = event.envelope, event.attributes
-        if self.data_apart:
-            data = self._data.from_connect_data(topic, event.data_schema, event.data)
-            head = self._envelope.from_connect_data(topic, envelope, Struct.of(envelope, (*attributes, EMPTY_STRUCT)))
-            assert head is not None and data is not None and head.endswith(b"{}}")
-            return head[:-3] + data + b"}"  # `"data":{}}` becomes `"data":<schema and payload>}`
-        out = self._envelope.from_connect_data(topic, envelope, Struct.of(envelope, (*attributes, event.data)))
-        assert out is not None
-        return out
-
-    def read(self, topic: str, data: bytes | None) -> SchemaAndValue:
-        event = self._envelope.to_connect_data(topic, data).value
-        if not (isinstance(event, dict) and len(event) >= 4 and event.keys() >= _REQUIRED_ATTRIBUTES):
-            raise DataError(NOT_A_CLOUD_EVENT + java_text(event))
-        assert data is not None
-        try:
-            node = parse_json(data)["data"]
-        except KeyError:
-            raise DataError("The CloudEvent has no data attribute") from None
-        reader = self._reader
-        if not self.data_apart:
-            schema, payload = None, node
-        elif isinstance(node, dict) and "schema" in node:
-            schema, payload = reader.as_connect_schema(node["schema"]), node.get("payload", MISSING)
-        else:
-            raise DataError('The data attribute has no "schema" (json.schemas.enable is true)')
-        try:
-            event["data"] = reader.to_connect(schema, payload)
-        except DataError as e:  # Debezium calls JsonConverter.convertToConnect reflectively and wraps its error
-            raise DataError(f"org.apache.kafka.connect.errors.DataException: {e}") from e
-        return SchemaAndValue(None, event)
-
-
-#: (serializer.type, data.serializer.type) -> the writer; a pair not here is refused at configure()
+#: (serializer.type, data.serializer.type) -> the writer; avro/json is refused at configure(), as Debezium does
 _WRITERS: Final[dict[tuple[str, str], Callable[[CloudEventsSettings, bool], EventWriter]]] = {
     ("json", "json"): JsonEventWriter,
+    ("json", "avro"): JsonAvroEventWriter,
+    ("avro", "avro"): AvroEventWriter,
 }
 
 
@@ -171,7 +101,7 @@ class _Cache(dict[Any, Any]):
 
 # -- the converter ---------------------------------------------------------------------------------------------
 class CloudEventsConverter(Converter):
-    """io.debezium.converters.CloudEventsConverter: Debezium change events as CloudEvents (JSON)."""
+    """io.debezium.converters.CloudEventsConverter: Debezium change events as CloudEvents (JSON or Avro)."""
 
     class_name = "io.debezium.converters.CloudEventsConverter"
     aliases = ("CloudEventsConverter",)
@@ -186,6 +116,7 @@ class CloudEventsConverter(Converter):
         self._data_schemas = _Cache()
         self._envelopes = _Cache()
         self._time: tuple[object, str] = (_NO_TIME, "")
+        self._adjuster = SchemaNameAdjuster("avro")
 
     @classmethod
     def config_def(cls) -> ConfigDef:
@@ -201,13 +132,9 @@ class CloudEventsConverter(Converter):
         settings = CloudEventsSettings.parse(configs)
         if settings.serializer == "avro" and settings.data_serializer == "json":
             raise ConfigError(AVRO_WITH_JSON_DATA, name=DATA_SERIALIZER_TYPE)
-        factory = _WRITERS.get((settings.serializer, settings.data_serializer))
-        if factory is None:
-            raise ConfigError(
-                AVRO_NOT_SUPPORTED, name=SERIALIZER_TYPE if settings.serializer != "json" else DATA_SERIALIZER_TYPE
-            )
-        self._writer = factory(settings, is_key)
+        self._writer = _WRITERS[settings.serializer, settings.data_serializer](settings, is_key)
         self._settings = settings
+        self._adjuster = SchemaNameAdjuster(settings.schema_name_adjustment)
         self._meta = RecordMetadata(settings.sources)
         for cache in (self._values, self._sources, self._data_schemas, self._envelopes):
             cache.clear()
@@ -237,14 +164,20 @@ class CloudEventsConverter(Converter):
             )
         writer = self._writer
         assert writer is not None
-        event = self._event(schema, value, headers, settings, writer.data_apart)
+        shape = writer.shape
+        event = self._event(schema, value, headers, settings, shape)
         try:
-            return writer.write(topic, event)
+            return writer.write(topic, event)  # PendingIO (a registry call first) goes up as it is
         except DataError as e:
-            raise self._explain(event, writer.data_apart) or e from None
+            raise self._explain(event, shape.data_first) or e from None
 
     def _event(
-        self, schema: Schema, value: Struct, headers: tuple[Header, ...], settings: CloudEventsSettings, apart: bool
+        self,
+        schema: Schema,
+        value: Struct,
+        headers: tuple[Header, ...],
+        settings: CloudEventsSettings,
+        shape: EnvelopeShape,
     ) -> CloudEvent:
         """The event's parts, read and made in Debezium's order (so the first problem is the one it reports)."""
         meta = self._meta
@@ -256,17 +189,25 @@ class CloudEventsConverter(Converter):
             source.schema, SourceLayout(source.schema, extensions=settings.extensions)
         )
         connector = maker_for(source.values[src.connector]).connector
-        if apart:
-            envelope = self._envelope(src, EMPTY_SCHEMA, settings)
-            attributes = self._attributes(value, layout, source, src, connector, headers, settings)
+        if not shape.data_first:
+            assert shape.data_field is not None
+            envelope = self._envelope(src, shape.data_field, None, shape, settings)
+            attributes = self._attributes(value, layout, source, src, connector, headers, settings, shape)
             data_s, data = self._data(meta, layout, value, source, src, headers)
             return CloudEvent(envelope, attributes, data_s, data)
-        # the data is part of the envelope: Debezium makes it first, so its problems come first
+        # the data is part of the envelope, or written (as Avro) before it: Debezium makes it first, so its problems
+        # come first
         data_s, data = self._data(meta, layout, value, source, src, headers)
         try:
-            envelope = self._envelope(src, data_s, settings)
-            attributes = self._attributes(value, layout, source, src, connector, headers, settings)
-        except DataError:
+            name = None
+            if shape.named:
+                name = self._adjuster.adjust(
+                    settings.schema_name if settings.schema_name is not None else envelope_name(source, src)
+                )
+            field = data_s if shape.data_field is None else shape.data_field
+            envelope = self._envelope(src, field, name, shape, settings)
+            attributes = self._attributes(value, layout, source, src, connector, headers, settings, shape)
+        except ConnectError:
             validate_fields(data_s, data.values)
             raise
         return CloudEvent(envelope, attributes, data_s, data)
@@ -280,6 +221,7 @@ class CloudEventsConverter(Converter):
         connector: str,
         headers: tuple[Header, ...],
         settings: CloudEventsSettings,
+        shape: EnvelopeShape,
     ) -> list[Any]:
         """The attributes but `data`. A value Debezium reads after putting the ones before it is checked before
         it is read (a null id fails before a missing traceparent header does)."""
@@ -309,6 +251,8 @@ class CloudEventsConverter(Converter):
             time[1],
             CONTENT_TYPES[settings.data_serializer],
         ]
+        if shape.dataschema:
+            attributes.append(_DATASCHEMA_PLACEHOLDER)
         if settings.tracing:
             traceparent = meta.trace_parent(headers)
             if traceparent.__class__ is not str:
@@ -344,20 +288,29 @@ class CloudEventsConverter(Converter):
             schema = self._data_schemas.remember(key, data_schema(name, fields))
         return schema, Struct.of(schema, data_values(value, schema))
 
-    def _envelope(self, src: SourceLayout, data: Schema, settings: CloudEventsSettings) -> Schema:
-        key = (src, data)
+    def _envelope(
+        self, src: SourceLayout, data: Schema, name: str | None, shape: EnvelopeShape, settings: CloudEventsSettings
+    ) -> Schema:
+        key = (src, data, name)  # the shape and the settings are the writer's: fixed per configure()
         schema = self._envelopes.get(key)
         if schema is None:
-            built = envelope_schema(src, data, traceparent=settings.tracing, extensions=settings.extensions)
+            built = envelope_schema(
+                src,
+                data,
+                traceparent=settings.tracing,
+                extensions=settings.extensions,
+                dataschema=shape.dataschema,
+                name=name,
+            )
             schema = self._envelopes.remember(key, built)
         return schema  # type: ignore[no-any-return]
 
     @staticmethod
-    def _explain(event: CloudEvent, apart: bool) -> DataError | None:
+    def _explain(event: CloudEvent, data_first: bool) -> DataError | None:
         """Debezium's message for a value its Struct puts refuse (the writers' own messages differ): the data
-        first when it is part of the envelope (Debezium makes it first then), else the attributes first."""
+        first when Debezium makes it first, else the attributes first."""
         checks = [(event.envelope, event.attributes), (event.data_schema, event.data.values)]
-        for schema, values in checks if apart else reversed(checks):
+        for schema, values in checks if not data_first else reversed(checks):
             try:
                 validate_fields(schema, values)
             except DataError as e:

@@ -8,7 +8,8 @@ Attributes, as `io.debezium.converters.CloudEventsConverter` fills them:
 * `source` `/debezium/<connector>/<name>`, `specversion` `1.0`, `type`
   `io.debezium.connector.<connector>.DataChangeEvent` (or the `type` header), `time` the source block's `ts_ms` as
   `SimpleDateFormat("yyyy-MM-dd'T'HH:mm:ss.SSSXXX")` in UTC (Julian calendar before 1582-10-15, year of era),
-  `datacontenttype` `application/json`;
+  `datacontenttype` `application/json` or `application/avro` (data.serializer.type);
+* `dataschema` (Avro data only), `<registry URLs>/schemas/ids/<id>`: filled in by the writer once the data is written;
 * `traceparent` (opentelemetry.tracing.attributes.enable), from the `traceparent` header only;
 * extension attributes (extension.attributes.enable): `iodebeziumop`, then every field of the source block as
   `iodebezium` + the field name's ASCII letters and digits (int64 written as a string, int8..int32 as int32), then
@@ -16,10 +17,13 @@ Attributes, as `io.debezium.converters.CloudEventsConverter` fills them:
 * `data`: a struct named `io.debezium.connector.<connector>.Data` (or the `dataSchemaName` header) of the
   envelope's `before` and `after`, or of every field of the value when the metadata comes from headers.
 
+An Avro envelope's schema is named `<name>.<db>.CloudEvents.Envelope` from the source block (`envelope_name`), or
+schema.cloudevents.name, then adjusted by schema.name.adjustment.mode.
+
 A record whose value schema is named but not `*.Envelope` (heartbeats, transaction metadata, PostgreSQL logical
 decoding messages, keys) converts to null, as in Debezium; so does one without the `source` and `op` headers
 when the metadata comes from headers. Debezium's checks that run when a value is put into a Struct
-(ConnectSchema.validateValue) run here only on the error path, to give its message (`validate_value`).
+(ConnectSchema.validateValue) run here only on the error path, to give its message (converters.cloudevents_java).
 """
 
 from __future__ import annotations
@@ -27,28 +31,23 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 from collections.abc import Sequence
-from decimal import Decimal
 from typing import Any, Final
 
 from connect_worker.api.errors import DataError
-from connect_worker.api.javacompat import java_double_to_string
 from connect_worker.api.record import Header
 from connect_worker.api.schema import (
-    DATE_NAME,
-    DECIMAL_NAME,
     INT32_SCHEMA,
     NO_DEFAULT,
     OPTIONAL_INT32_SCHEMA,
     OPTIONAL_STRING_SCHEMA,
     STRING_SCHEMA,
-    TIME_NAME,
-    TIMESTAMP_NAME,
     Schema,
     Type,
     struct_schema,
 )
 from connect_worker.api.struct import Struct
 from converters.cloudevents_config import MetadataSources, Origin
+from converters.cloudevents_java import java_text
 
 SPECVERSION: Final = "1.0"
 EXTENSION_PREFIX: Final = "iodebezium"
@@ -354,13 +353,24 @@ class RecordMetadata:
 
 # -- the envelope's layout ----------------------------------------------------------------------------------------
 _HEAD: Final = ("id", "source", "specversion", "type", "time", "datacontenttype")
+#: where `dataschema` stands among the attributes when there is one (the data's schema in a registry)
+DATASCHEMA_INDEX: Final = len(_HEAD)
+CLOUDEVENTS_SCHEMA_SUFFIX: Final = "CloudEvents.Envelope"
 
 
 def envelope_schema(
-    source: SourceLayout, data_schema: Schema, *, traceparent: bool, extensions: bool, name: str | None = None
+    source: SourceLayout,
+    data_schema: Schema,
+    *,
+    traceparent: bool,
+    extensions: bool,
+    dataschema: bool = False,
+    name: str | None = None,
 ) -> Schema:
     """The CloudEvent's Connect schema: the attributes in Debezium's order, `data` last."""
     fields = [(n, STRING_SCHEMA) for n in _HEAD]
+    if dataschema:
+        fields.append(("dataschema", STRING_SCHEMA))
     if traceparent:
         fields.append(("traceparent", STRING_SCHEMA))
     if extensions:
@@ -369,6 +379,17 @@ def envelope_schema(
         fields.extend(TX_EXTENSION_FIELDS)
     fields.append(("data", data_schema))
     return struct_schema(fields, name=name)
+
+
+def envelope_name(source: Struct, layout: SourceLayout) -> str:
+    """CloudEventsMaker.ceSchemaName without schema.cloudevents.name: `<name>.<db>.CloudEvents.Envelope` (the source
+    block's values with their defaults; a null is written `null`)."""
+    values = source.values
+    parts = []
+    for slot in (layout.slot(SERVER_NAME), layout.slot(DATABASE)):
+        v = values[slot[0]]
+        parts.append(java_text(slot[1] if v is None else v))
+    return f"{parts[0]}.{parts[1]}.{CLOUDEVENTS_SCHEMA_SUFFIX}"
 
 
 def data_schema(name: Any, fields: Sequence[tuple[str, Schema]]) -> Schema:
@@ -430,113 +451,3 @@ def ce_time(ms: int) -> str:
     mm, rem = divmod(rem, 60_000)
     ss, milli = divmod(rem, 1000)
     return f"{year:04d}-{month:02d}-{day:02d}T{hh:02d}:{mm:02d}:{ss:02d}.{milli:03d}Z"
-
-
-# -- Java's texts --------------------------------------------------------------------------------------------------
-def java_text(v: Any) -> str:
-    """`String.valueOf` of the Java value a Python value stands for."""
-    if v is None:
-        return "null"
-    if v.__class__ is str:
-        return v
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, int):
-        return str(v)
-    if isinstance(v, float):
-        return java_double_to_string(v)
-    if isinstance(v, (list, tuple)):
-        return "[" + ", ".join(java_text(x) for x in v) + "]"
-    if isinstance(v, dict):
-        return "{" + ", ".join(f"{java_text(k)}={java_text(x)}" for k, x in v.items()) + "}"
-    if isinstance(v, Decimal):
-        return java_double_to_string(float(v))  # schemaless JSON numbers read back as Double
-    return str(v)
-
-
-def _java_class(v: Any) -> str:
-    """The Java class a Python value stands for, as `getClass()` prints it (for error messages)."""
-    if isinstance(v, bool):
-        return "class java.lang.Boolean"
-    classes = {
-        str: "java.lang.String",
-        int: "java.lang.Long",
-        float: "java.lang.Double",
-        Decimal: "java.math.BigDecimal",
-        list: "java.util.ArrayList",
-        tuple: "java.util.ArrayList",
-        dict: "java.util.HashMap",
-        Struct: "org.apache.kafka.connect.data.Struct",
-    }
-    for py, java in classes.items():
-        if isinstance(v, py):
-            return "class " + java
-    if isinstance(v, (bytes, bytearray, memoryview)):
-        return "class [B"
-    if isinstance(v, (dt.date, dt.time)):
-        return "class java.util.Date"
-    return "class " + type(v).__qualname__
-
-
-# -- ConnectSchema.validateValue, for the error path ----------------------------------------------------------------
-_LOGICAL: Final[dict[str, tuple[type, ...]]] = {
-    DECIMAL_NAME: (Decimal,),
-    DATE_NAME: (dt.date,),
-    TIME_NAME: (dt.time, dt.datetime),
-    TIMESTAMP_NAME: (dt.datetime,),
-}
-_PLAIN: Final[dict[Type, tuple[type, ...]]] = {
-    Type.INT8: (int,),
-    Type.INT16: (int,),
-    Type.INT32: (int,),
-    Type.INT64: (int,),
-    Type.FLOAT32: (float,),
-    Type.FLOAT64: (float,),
-    Type.BOOLEAN: (bool,),
-    Type.STRING: (str,),
-    Type.BYTES: (bytes, bytearray, memoryview),
-    Type.ARRAY: (list, tuple),
-    Type.MAP: (dict,),
-    Type.STRUCT: (Struct,),
-}
-
-
-def validate_value(schema: Schema, value: Any, location: str) -> None:
-    """Kafka's ConnectSchema.validateValue (what `Struct.put` runs), with its messages."""
-    if value is None:
-        if not schema.optional:
-            raise DataError(f"Invalid value: null used for required {location}, schema type: {schema.type.name}")
-        return
-    expected = _LOGICAL.get(schema.name, _PLAIN[schema.type]) if schema.name else _PLAIN[schema.type]
-    if not isinstance(value, expected) or (isinstance(value, bool) and bool not in expected):
-        named = f' "{schema.name}"' if schema.name else ""
-        raise DataError(
-            f"Invalid Java object for schema{named} with type {schema.type.name}: {_java_class(value)} for {location}"
-        )
-    checked: Any = value
-    if schema.type is Type.STRUCT:
-        if checked.schema != schema:
-            raise DataError("Struct schemas do not match.")
-        validate_struct(checked)
-    elif schema.type is Type.ARRAY:
-        for item in checked:
-            validate_value(schema.element_schema, item, "element of array " + location)
-    elif schema.type is Type.MAP:
-        assert schema.key_schema is not None and schema.value_schema is not None
-        for k, v in checked.items():
-            validate_value(schema.key_schema, k, "key of map " + location)
-            validate_value(schema.value_schema, v, "value of map " + location)
-
-
-def validate_struct(struct: Struct) -> None:
-    """Kafka's Struct.validate: every field, a null allowed where optional or defaulted."""
-    for f, v in zip(struct.schema.fields, struct.values, strict=True):
-        if v is None and (f.schema.optional or (f.schema.default is not NO_DEFAULT and f.schema.default is not None)):
-            continue
-        validate_value(f.schema, v, f'field: "{f.name}"')
-
-
-def validate_fields(schema: Schema, values: Sequence[Any]) -> None:
-    """The puts of these values into a struct of this schema, in field order (the first values only when fewer)."""
-    for f, v in zip(schema.fields, values, strict=False):
-        validate_value(f.schema, v, f'field: "{f.name}"')

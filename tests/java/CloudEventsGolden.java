@@ -1,14 +1,18 @@
 // Golden outputs of the real io.debezium.converters.CloudEventsConverter (Debezium 3.6.3.Final, Kafka Connect 4.3.1).
 // Run: java -cp '.devstack/debezium/connect-libs/*:.devstack/debezium/plugins/debezium-connector-postgres/*' \
 //        tests/java/CloudEventsGolden.java < cases.jsonl
+// With Apicurio's Java converter on the classpath (':.devstack/debezium/plugins/apicurio-converter/*'), a case may
+// configure the Avro serializer types with avro.apicurio.registry.* keys: Debezium instantiates
+// io.apicurio.registry.utils.converter.AvroConverter itself, by name, and it registers in that registry.
 // Each input line is one JSON case; each output line is the answer for it, in the same order.
 //   {"op":"from","config":{...},"isKey":false,"topic":"t","schema":<Connect schema JSON|null>,"value":<tagged value>,
 //    "headers":[{"key":"source","schema":<schema JSON|null>,"value":<tagged value>},...]}
 //     -> {"bytes":"<base64>"|null} or {"error":"<message>","class":"<exception class>"}
 //     Headers become bytes as a worker with header.converter=JsonConverter (schemas.enable=true) writes them, the
 //     setup Debezium documents for metadata.source=header.
-//   {"op":"to","config":{...},"isKey":false,"data":"<base64>"|null}
+//   {"op":"to","config":{...},"isKey":false,"topic":"t","data":"<base64>"|null}
 //     -> {"entries":[[key,<tagged value>],...] in the map's order,"dataSchema":"<asJsonSchema text>"|null} or error
+//     An Avro CloudEvent reads back as a Struct: its fields' [name, value] in order, and "schema" its schema's text.
 //   {"op":"configure","config":{...},"isKey":false} -> {"ok":true} or {"error":...,"class":...}
 //   {"op":"schemas"} -> Debezium's own PostgreSQL source schema and transaction block schema as JsonConverter
 //     writes them, and Debezium's version (what the Python side's schemas and plugin version must equal)
@@ -116,9 +120,18 @@ public class CloudEventsGolden {
                 SchemaAndValue sv = conv.toConnectData(topic, d == null || d.isNull() ? null : Base64.getDecoder().decode(d.asText()));
                 ArrayNode entries = r.putArray("entries");
                 Object data = null;
-                for (Map.Entry<?, ?> e : ((Map<?, ?>) sv.value()).entrySet()) {
-                    entries.add(F.arrayNode().add(String.valueOf(e.getKey())).add(toTag(e.getValue())));
-                    if ("data".equals(e.getKey())) data = e.getValue();
+                if (sv.value() instanceof Struct) {
+                    Struct s = (Struct) sv.value();
+                    for (Field f : s.schema().fields()) {
+                        entries.add(F.arrayNode().add(f.name()).add(toTag(s.getWithoutDefault(f.name()))));
+                    }
+                    data = s.getWithoutDefault("data");
+                    r.put("schema", schemaText(sv.schema()));
+                } else {
+                    for (Map.Entry<?, ?> e : ((Map<?, ?>) sv.value()).entrySet()) {
+                        entries.add(F.arrayNode().add(String.valueOf(e.getKey())).add(toTag(e.getValue())));
+                        if ("data".equals(e.getKey())) data = e.getValue();
+                    }
                 }
                 if (data instanceof Struct) r.put("dataSchema", schemaText(((Struct) data).schema()));
                 else r.putNull("dataSchema");
@@ -203,6 +216,12 @@ public class CloudEventsGolden {
         else if (o instanceof Boolean) n.put("bool", (Boolean) o);
         else if (o instanceof String) n.put("str", (String) o);
         else if (o instanceof byte[]) n.put("bytes", Base64.getEncoder().encodeToString((byte[]) o));
+        else if (o instanceof java.nio.ByteBuffer) {  // what an Avro converter reads `bytes` as
+            java.nio.ByteBuffer b = ((java.nio.ByteBuffer) o).duplicate();
+            byte[] a = new byte[b.remaining()];
+            b.get(a);
+            n.put("bytes", Base64.getEncoder().encodeToString(a));
+        }
         else if (o instanceof BigDecimal) {
             n.put("dec", ((BigDecimal) o).unscaledValue().toString());
             n.put("scale", ((BigDecimal) o).scale());

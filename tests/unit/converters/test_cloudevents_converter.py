@@ -3,33 +3,43 @@ same event (tests/java_golden/test_cloudevents_golden.py compares many more case
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import re
+from decimal import Decimal
 from importlib.metadata import entry_points
 from typing import Any
 
 import pytest
 
+from connect_worker.api.converter import PendingIO
 from connect_worker.api.errors import ConfigError, DataError
 from connect_worker.api.record import Header
 from connect_worker.api.schema import (
     INT8_SCHEMA,
     INT32_SCHEMA,
     INT64_SCHEMA,
+    OPTIONAL_BYTES_SCHEMA,
     OPTIONAL_FLOAT64_SCHEMA,
     OPTIONAL_INT64_SCHEMA,
     OPTIONAL_STRING_SCHEMA,
     STRING_SCHEMA,
     Schema,
     Type,
+    decimal_schema,
     struct_schema,
+    timestamp_schema,
 )
 from connect_worker.api.struct import Struct
 from connectors.postgres.source_info import SOURCE_SCHEMA, SourceInfo
 from connectors.relational.metadata_schemas import EVENT_BLOCK_SCHEMA, event_block
-from converters.cloudevents import AVRO_NOT_SUPPORTED, CloudEventsConverter
+from converters.avro import AvroConverter
+from converters.avro_apicurio import ApicurioAvroConverter
+from converters.cloudevents import CloudEventsConverter
 from converters.cloudevents_config import CONFIG_DEF, Origin, parse_metadata_source, resolve_metadata_sources
-from converters.cloudevents_maker import ce_time, extension_name, java_text, validate_value
+from converters.cloudevents_java import java_text, validate_value
+from converters.cloudevents_maker import SourceLayout, ce_time, envelope_name, extension_name
+from converters.cloudevents_writers import NEED_REGISTRY_URLS, registry_converter
 
 ROW = struct_schema([("id", INT32_SCHEMA), ("name", OPTIONAL_STRING_SCHEMA)], name="srv.public.t.Value", optional=True)
 
@@ -137,8 +147,6 @@ def test_json_keys_reach_both_inner_converters() -> None:
         [("p", price.with_(optional=True)), ("d", OPTIONAL_STRING_SCHEMA.with_(default="x"))], optional=True
     )
     env = envelope(row)
-    from decimal import Decimal
-
     value = Struct(env, {"after": Struct(row, {"p": Decimal("1.5")}), "source": source(), "op": "c"})
     got = convert({"json.decimal.format": "NUMERIC", "json.schemas.enable": "false"}, value, env)
     assert got["data"] == {"before": None, "after": {"p": 1.5, "d": "x"}}
@@ -272,14 +280,77 @@ def test_traceparent() -> None:
 
 
 # -- configuration -------------------------------------------------------------------------------------------------
-def test_avro_is_refused_at_configure() -> None:
-    for config in ({"serializer.type": "avro", "data.serializer.type": "avro"}, {"data.serializer.type": "AVRO"}):
-        with pytest.raises(ConfigError, match="^" + re.escape(AVRO_NOT_SUPPORTED)):
+NOWHERE = "http://127.0.0.1:1"  # no registry: nothing here is asked before a conversion's pending call runs
+APICURIO = {
+    "avro.apicurio.registry.url": NOWHERE + "/apis/registry/v2",
+    "avro.apicurio.registry.as-confluent": "true",
+    "avro.apicurio.registry.use-id": "contentId",
+    "avro.apicurio.registry.headers.enabled": "false",
+}
+AVRO_AVRO = {"serializer.type": "avro", "data.serializer.type": "avro"}
+
+
+def test_avro_needs_registry_urls_and_avro_data() -> None:
+    for config in (AVRO_AVRO, {"data.serializer.type": "AVRO"}, {**AVRO_AVRO, "avro.schema.registry.url": ",,"}):
+        with pytest.raises(ConfigError, match="^" + re.escape(NEED_REGISTRY_URLS) + "$"):
             converter(**config)
+    with pytest.raises(ConfigError, match="^" + re.escape(NEED_REGISTRY_URLS)):
+        converter(**{**AVRO_AVRO, "schema.registry.url": NOWHERE})  # only avro.* keys reach the Avro converter
     with pytest.raises(ConfigError, match=r"^Cannot use 'application/json' data content type within Avro events$"):
-        converter(**{"serializer.type": "avro"})
+        converter(**{"serializer.type": "avro", "avro.schema.registry.url": NOWHERE})
     with pytest.raises(ConfigError, match=r"serializer.type"):
         converter(**{"serializer.type": "xml"})
+
+
+def test_the_registry_key_picks_the_avro_converter_as_debezium_does() -> None:
+    conv, base = registry_converter({"schema.registry.url": f"{NOWHERE}/a,{NOWHERE}/b,"})
+    assert type(conv) is AvroConverter and base == f"{NOWHERE}/a,{NOWHERE}/b"  # Java's split drops the trailing ""
+    both = {k.removeprefix("avro."): v for k, v in APICURIO.items()} | {"schema.registry.url": NOWHERE}
+    conv, base = registry_converter(both)
+    assert type(conv) is ApicurioAvroConverter and base == NOWHERE + "/apis/registry/v2"  # Apicurio's key first
+    # configured as a value converter whichever side the CloudEvents converter serves
+    assert conv.subject("t", conv.plan(ROW)) == "t-value"
+    key_side = CloudEventsConverter()
+    key_side.configure({**AVRO_AVRO, **APICURIO}, True)
+    with pytest.raises(PendingIO, match=r"^schema id for subject srv.public.t-data-value$"):
+        key_side.from_connect_data("srv.public.t", ENV, update())
+
+
+def test_a_pending_registry_call_goes_up_untouched() -> None:
+    for config, subject in (
+        ({**AVRO_AVRO, "avro.schema.registry.url": NOWHERE}, "t-data-value"),
+        ({"data.serializer.type": "avro", **APICURIO}, "t-value"),
+    ):
+        c = converter(**config)
+        with pytest.raises(PendingIO) as pending:
+            c.from_connect_data("t", ENV, update())
+        assert str(pending.value) == f"schema id for subject {subject}"
+        with pytest.raises(PendingIO):  # nothing was kept from the attempt: the same call is pending again
+            c.from_connect_data("t", ENV, update())
+    # the data's problems are found before any registry call, as Debezium makes the data first
+    c = converter(**AVRO_AVRO, **{"avro.schema.registry.url": NOWHERE})
+    with pytest.raises(DataError, match=r"^No usable CloudEvents converters"):
+        c.from_connect_data("t", ENV, update(source(connector="mysql")))
+
+
+def test_the_avro_envelope_s_name() -> None:
+    layout = SourceLayout(SOURCE_SCHEMA, extensions=False)
+    assert envelope_name(source(), layout) == "srv.inventory.CloudEvents.Envelope"
+    assert envelope_name(source(name=None, db=None), layout) == "null.null.CloudEvents.Envelope"
+
+
+def test_reading_a_json_envelope_with_avro_data_gives_null_data_as_debezium() -> None:
+    """Debezium hands the Avro converter the bytes of a binary JSON node only; a parsed base64 string is text."""
+    c = converter(**{"data.serializer.type": "avro", **APICURIO})
+    event = b'{"id":"1","source":"s","specversion":"1.0","type":"t","dataschema":"u","data":"AAAAAAEC"}'
+    back = c.to_connect_data("t", event)
+    assert back.schema is None and back.value["data"] is None and back.value["dataschema"] == "u"
+    with pytest.raises(DataError, match=r"no data attribute"):
+        c.to_connect_data("t", b'{"id":"1","source":"s","specversion":"1.0","type":"t"}')
+    with pytest.raises(DataError, match=r"value=null$"):
+        c.to_connect_data("t", None)
+    with pytest.raises(DataError, match=r"without a schema name"):  # Debezium: a NullPointerException
+        converter(**AVRO_AVRO, **APICURIO).to_connect_data("t", None)
 
 
 def test_metadata_source_parsing() -> None:
@@ -380,6 +451,14 @@ def test_extension_names_and_java_texts() -> None:
         "[1, null]",
         "{a=0.5}",
     ]
+    row = struct_schema(
+        [("d", decimal_schema(2, optional=True)), ("n", OPTIONAL_STRING_SCHEMA), ("b", timestamp_schema(optional=True))]
+    )
+    when = dt.datetime(2024, 2, 29, 12, 0, 1, 5000)
+    text = java_text(Struct.of(row, (Decimal("12.30"), None, when)))  # Struct.toString: non-null values only
+    assert text == "Struct{d=12.30,b=Thu Feb 29 12:00:01 UTC 2024}"
+    blob = struct_schema([("d", OPTIONAL_BYTES_SCHEMA)])
+    assert re.fullmatch(r"Struct\{d=\[B@[0-9a-f]+\}", java_text(Struct.of(blob, (b"x",))))
 
 
 def test_validate_value_follows_connect_schema() -> None:
