@@ -2,7 +2,8 @@
 
     BENCH_SIZE=smoke|small|full   workload size (default small); --size overrides it
     BENCH_SYSTEMS=ceiling,ours,debezium   what to measure (default all; smoke leaves Debezium out unless named)
-    BENCH_SCHEMAS=off,on          JsonConverter schemas.enable modes (default both)
+    BENCH_SCHEMAS=off,on,avro     converter modes: JsonConverter schemas.enable false/true, Avro through the
+                                  schema registry (default all three)
     BENCH_PROFILE=0               skip the cProfile run of this worker
     BENCH_OUT=dir                 output folder (default benchmarks/results/<size>)
     BENCH_CONNECTOR_EXTRA=k=v,…   extra connector settings for both systems (e.g. poll.interval.ms=10)
@@ -21,7 +22,7 @@ import sys
 from pathlib import Path
 
 from benchmarks import report
-from benchmarks.settings import SIZES, size_from_env
+from benchmarks.settings import DEFAULT_SCHEMAS, MODES, SIZES, size_from_env
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -36,7 +37,7 @@ def _parser() -> argparse.ArgumentParser:
     r = sub.add_parser("run", help="run the benchmark and write results.json, results.md and chart.png")
     r.add_argument("--size", choices=sorted(SIZES), default=None, help="default: $BENCH_SIZE or small")
     r.add_argument("--systems", default=os.environ.get("BENCH_SYSTEMS"), help="ceiling,ours,debezium")
-    r.add_argument("--schemas", default=os.environ.get("BENCH_SCHEMAS", "off,on"), help="off,on")
+    r.add_argument("--schemas", default=os.environ.get("BENCH_SCHEMAS"), help="off,on,avro (default: all three)")
     r.add_argument("--no-profile", action="store_true", default=os.environ.get("BENCH_PROFILE", "1") == "0")
     r.add_argument("--out", type=Path, default=Path(os.environ["BENCH_OUT"]) if os.environ.get("BENCH_OUT") else None)
     r.add_argument("--only", default=os.environ.get("BENCH_ONLY", ""), help="stream,snapshot,incremental,parallel")
@@ -66,9 +67,10 @@ def main(argv: list[str] | None = None) -> int:
             return 2
     else:
         systems = tuple(s for s in runner.SYSTEMS if s != "debezium" or size.debezium_default)
-    schemas = tuple(m == "on" for m in ("off", "on") if m in _csv(args.schemas))
-    if not schemas:
-        print("--schemas must name off and/or on", file=sys.stderr)
+    named = _csv(args.schemas or DEFAULT_SCHEMAS)
+    modes = tuple(mode for name, mode in MODES.items() if name in named)
+    if not modes or set(named) - set(MODES):
+        print(f"--schemas: choose from {', '.join(MODES)} (got {args.schemas!r})", file=sys.stderr)
         return 2
     only = frozenset(_csv(args.only)) or runner.RUNS
     if only - runner.RUNS:
@@ -79,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
     plan = runner.Plan(
         size=size,
         systems=systems,
-        schemas=schemas,
+        modes=modes,
         profile=not args.no_profile,
         out_dir=out_dir,
         connector_extra={k.strip(): v.strip() for k, v in extra.items()},

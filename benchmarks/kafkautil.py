@@ -11,7 +11,7 @@ import contextlib
 import dataclasses
 import time
 import uuid
-from collections.abc import Iterable
+from collections.abc import Callable, Generator, Iterable
 from typing import Any
 
 import orjson
@@ -113,10 +113,14 @@ class PhaseRecords:
         return max(1, max(self.append_ms) - min(self.append_ms)) / 1000.0
 
 
-def _source_ts_ms(value: bytes) -> int:
-    doc = orjson.loads(value)
-    payload = doc["payload"] if "schema" in doc and "payload" in doc else doc
-    return int(payload["source"]["ts_ms"])
+#: reads `source.ts_ms` (the commit time) out of one record value
+SourceTs = Callable[[bytes], int]
+
+
+def json_datum(data: bytes) -> Any:
+    """A JsonConverter key or value, without the schema envelope when it has one."""
+    doc = orjson.loads(data)
+    return doc["payload"] if isinstance(doc, dict) and "schema" in doc and "payload" in doc else doc
 
 
 def read_edges(
@@ -132,12 +136,33 @@ def read_edges(
 
 
 def read_range(
-    bootstrap: str, topic: str, start: int, end: int, *, parse_source: bool = False, timeout: float = 120.0
+    bootstrap: str, topic: str, start: int, end: int, *, source_ts: SourceTs | None = None, timeout: float = 120.0
 ) -> PhaseRecords:
-    """Records [start, end) of partition 0 of `topic`; checks that they carry LogAppendTime stamps."""
+    """Records [start, end) of partition 0 of `topic`; checks that they carry LogAppendTime stamps. With
+    `source_ts`, each value's source.ts_ms as well."""
     out = PhaseRecords([], [], [])
+    with contextlib.closing(_messages(bootstrap, topic, start, end, timeout)) as messages:
+        for msg in messages:
+            key, value = msg.key(), msg.value()
+            out.append_ms.append(msg.timestamp()[1])
+            out.sizes.append((len(key) if key else 0) + (len(value) if value else 0))
+            if source_ts is not None and value is not None:
+                out.source_ts_ms.append(source_ts(value))
+    return out
+
+
+def read_records(
+    bootstrap: str, topic: str, start: int, end: int, *, timeout: float = 120.0
+) -> list[tuple[bytes | None, bytes | None]]:
+    """(key, value) of the records [start, end) of partition 0 of `topic`."""
+    with contextlib.closing(_messages(bootstrap, topic, start, end, timeout)) as messages:
+        return [(msg.key(), msg.value()) for msg in messages]
+
+
+def _messages(bootstrap: str, topic: str, start: int, end: int, timeout: float) -> Generator[Any, None, None]:
+    """The messages [start, end) of partition 0 of `topic` in order, each checked to carry a LogAppendTime stamp."""
     if end <= start:
-        return out
+        return
     consumer = Consumer(
         {
             "bootstrap.servers": bootstrap,
@@ -160,14 +185,9 @@ def read_range(
                 if offset is None or offset < next_offset or offset >= end:
                     continue
                 next_offset = offset + 1
-                ts_type, ts = msg.timestamp()
+                ts_type, _ts = msg.timestamp()
                 if ts_type != TIMESTAMP_LOG_APPEND_TIME:
                     raise RuntimeError(f"{topic} records are not LogAppendTime-stamped (type {ts_type})")
-                key, value = msg.key(), msg.value()
-                out.append_ms.append(ts)
-                out.sizes.append((len(key) if key else 0) + (len(value) if value else 0))
-                if parse_source and value is not None:
-                    out.source_ts_ms.append(_source_ts_ms(value))
-        return out
+                yield msg
     finally:
         consumer.close()

@@ -1,13 +1,16 @@
 """One benchmark run: ceiling, this worker and Debezium on the same database, broker and workload, in sequence.
 
-Per system and JsonConverter mode (schemas.enable true/false) two worker processes are started:
+Per system and converter mode (JsonConverter schemas.enable false/true, Avro through the schema registry: see
+benchmarks/modes.py) two worker processes are started:
 * stream run: a fresh table with one seed row. Process start → first event (the seed row's snapshot record),
   idle RSS once streaming, then the throughput phase (stream_rows inserted in 10k-row transactions after the
   connector streams), then fixed-rate latency phases (1k and 10k events/s), peak RSS (VmHWM) at the end;
 * snapshot run: a connector on the preloaded snapshot table; rows/s from the first to the last record.
 Every figure comes from the broker's LogAppendTime (data topics are created beforehand with
-message.timestamp.type=LogAppendTime) and, for latency, from source.ts_ms (the commit time).
-Everything created here (database, tables, slots, publications, topics, processes) is removed afterwards.
+message.timestamp.type=LogAppendTime) and, for latency, from source.ts_ms (the commit time; Avro values decoded with
+the writer schema from the registry: benchmarks/avrodecode.py).
+Everything created here (database, tables, slots, publications, topics, registry subjects, processes) is removed
+afterwards.
 """
 
 from __future__ import annotations
@@ -27,7 +30,9 @@ from typing import Any
 
 from psycopg import sql
 
-from benchmarks import ceiling, kafkautil, pgload, profiling
+from benchmarks import ceiling, kafkautil, modes, pgload, profiling
+from benchmarks.avrodecode import AvroDecoder
+from benchmarks.registry import Registry
 from benchmarks.settings import (
     INCREMENTAL_CHUNK,
     KAFKA_BOOTSTRAP,
@@ -47,6 +52,7 @@ from tests.differential.debezium import (
 log = logging.getLogger("benchmarks")
 
 SYSTEMS = ("ceiling", "ours", "debezium")
+KINDS = ("ours", "debezium")  # the systems run as Kafka Connect workers
 CONNECTOR = "bench"
 
 
@@ -57,7 +63,7 @@ RUNS = frozenset({"stream", "snapshot", "incremental", "parallel"})
 class Plan:
     size: Size
     systems: tuple[str, ...]
-    schemas: tuple[bool, ...]  # JsonConverter schemas.enable values to run
+    modes: tuple[str, ...]  # converter modes to run: schemas_off, schemas_on (JsonConverter), avro
     profile: bool
     out_dir: Path
     bootstrap: str = KAFKA_BOOTSTRAP
@@ -73,6 +79,20 @@ class Context:
     dbname: str
     snap_table: str
     ids: pgload.IdSource = dataclasses.field(default_factory=pgload.IdSource)
+    registry: Registry = dataclasses.field(default_factory=Registry)
+    #: registry subjects of the avro runs so far (deleted after each, and again at the end), and those deleted
+    subjects: list[str] = dataclasses.field(default_factory=list)
+    subjects_deleted: list[str] = dataclasses.field(default_factory=list)
+
+    def decoder(self, mode: str) -> Callable[[bytes], Any]:
+        """Reads one record key or value of `mode` back (JSON without its schema envelope, or an Avro datum)."""
+        if mode == modes.AVRO:
+            return AvroDecoder(self.registry).decode
+        return kafkautil.json_datum
+
+    def source_ts(self, mode: str) -> kafkautil.SourceTs:
+        decode = self.decoder(mode)
+        return lambda value: int(decode(value)["source"]["ts_ms"])
 
 
 # --------------------------------------------------------------------------------------------------------------------
@@ -133,8 +153,7 @@ def wait_records(worker: Worker, topic: str, offset: int, wm: kafkautil.Watermar
             raise RuntimeError(f"{worker.kind}: connector failed: {answer.body!r}\n{worker.log_tail()}")
 
 
-def connector_config(ctx: Context, prefix: str, table: str, schemas: bool) -> dict[str, str]:
-    flag = "true" if schemas else "false"
+def connector_config(ctx: Context, kind: str, prefix: str, table: str, mode: str) -> dict[str, str]:
     return postgres_connector_config(
         prefix=prefix,
         dbname=ctx.dbname,
@@ -144,8 +163,7 @@ def connector_config(ctx: Context, prefix: str, table: str, schemas: bool) -> di
         pg_port=PG_PORT,
         **{
             "snapshot.mode": "initial",
-            "key.converter.schemas.enable": flag,
-            "value.converter.schemas.enable": flag,
+            **modes.converter_config(kind, mode),
             "producer.override.acks": "all",
             **ctx.plan.connector_extra,
         },
@@ -162,9 +180,12 @@ def make_worker(kind: str, name: str, bootstrap: str, profile_to: Path | None = 
 
 
 @contextlib.contextmanager
-def running(ctx: Context, worker: Worker, prefix: str, topics: list[str]) -> Iterator[Worker]:
+def running(ctx: Context, worker: Worker, prefix: str, topics: list[str], mode: str) -> Iterator[Worker]:
     """Start `worker` (data topics created first) and clean up everything the run made, whatever happens."""
     ok = False
+    all_topics = [*topics, f"{prefix}.transaction"]
+    subjects = [f"{t}-{side}" for t in all_topics for side in ("key", "value")] if mode == modes.AVRO else []
+    ctx.subjects += subjects  # TopicNameStrategy (ours) and TopicIdStrategy (Apicurio): <topic>-key, <topic>-value
     try:
         if isinstance(worker, DebeziumProcess) and worker.run_dir is not None:
             worker.run_dir.mkdir(parents=True, exist_ok=True)
@@ -179,7 +200,8 @@ def running(ctx: Context, worker: Worker, prefix: str, topics: list[str]) -> Ite
         worker.stop()
         with pgload.connect(ctx.dbname) as conn:
             pgload.drop_publication_and_slot(conn, f"{prefix}_pub", f"{prefix}_slot")
-        kafkautil.delete_topics(ctx.plan.bootstrap, [*topics, f"{prefix}.transaction"])
+        kafkautil.delete_topics(ctx.plan.bootstrap, all_topics)
+        ctx.subjects_deleted += ctx.registry.delete_subjects(subjects)
         worker.delete_internal_topics()
         # keep the log when something failed; Debezium's run folders (with the tokens reap_orphans uses should
         # this process die before dropping the database) are removed by reap_orphans after a day
@@ -187,8 +209,18 @@ def running(ctx: Context, worker: Worker, prefix: str, topics: list[str]) -> Ite
             shutil.rmtree(worker.run_dir, ignore_errors=True)
 
 
-def _mode(schemas: bool) -> str:
-    return "schemas_on" if schemas else "schemas_off"
+#: the letter of a mode in the run's topic prefix
+MODE_TAGS = {"schemas_off": "n", "schemas_on": "s", modes.AVRO: "a"}
+
+
+def check_first_record(ctx: Context, topic: str, mode: str) -> None:
+    """The first record of a stream run must read back in its mode (JSON, or Confluent-framed Avro with a schema in
+    the registry) as the seed row's snapshot event: a converter writing something else fails the run here."""
+    [(key, value)] = kafkautil.read_records(ctx.plan.bootstrap, topic, 0, 1)
+    decode = ctx.decoder(mode)
+    datum = decode(value) if value is not None else None
+    if key is None or not isinstance(datum, dict) or datum.get("op") != "r" or decode(key).get("id") is None:
+        raise RuntimeError(f"{topic}: the first record is not the seed row's snapshot event in {mode}: {datum!r}")
 
 
 # --------------------------------------------------------------------------------------------------------------------
@@ -268,7 +300,14 @@ def big_transaction_phase(
 
 
 def latency_phase(
-    ctx: Context, worker: Worker, conn: pgload.PgConn, table: str, topic: str, wm: kafkautil.Watermarks, rate: int
+    ctx: Context,
+    worker: Worker,
+    conn: pgload.PgConn,
+    table: str,
+    topic: str,
+    wm: kafkautil.Watermarks,
+    rate: int,
+    mode: str,
 ) -> dict[str, Any]:
     pid = worker.pid()
     assert pid is not None
@@ -276,7 +315,7 @@ def latency_phase(
     with cpu_window(pid) as cpu:
         run = pgload.insert_at_rate(conn, table, ctx.ids, rate, ctx.plan.size.latency_s)
         wait_records(worker, topic, start + run.rows, wm, timeout=120 + run.rows / 1_000)
-    recs = kafkautil.read_range(ctx.plan.bootstrap, topic, start, start + run.rows, parse_source=True)
+    recs = kafkautil.read_range(ctx.plan.bootstrap, topic, start, start + run.rows, source_ts=ctx.source_ts(mode))
     lat = sorted(a - s for a, s in zip(recs.append_ms, recs.source_ts_ms, strict=True))
     return {
         "target_rate": rate,
@@ -293,9 +332,9 @@ def latency_phase(
 
 
 def stream_run(
-    ctx: Context, kind: str, schemas: bool, *, latency: bool = True, profile_to: Path | None = None
+    ctx: Context, kind: str, mode: str, *, latency: bool = True, profile_to: Path | None = None
 ) -> dict[str, Any]:
-    tag = "p" if profile_to is not None else ("s" if schemas else "n")
+    tag = "p" if profile_to is not None else MODE_TAGS[mode]
     prefix = f"{ctx.token}{kind[0]}{tag}"
     table = f"{prefix}_st"
     topic = f"{prefix}.public.{table}"
@@ -307,14 +346,15 @@ def stream_run(
         wm = kafkautil.Watermarks(bootstrap)
         worker = make_worker(kind, prefix + "w", bootstrap, profile_to)
         try:
-            with running(ctx, worker, prefix, [topic]):
+            with running(ctx, worker, prefix, [topic], mode):
                 pid = worker.pid()
                 assert pid is not None
                 result["rest_ready_s"] = round(worker.ready_at - worker.spawned_at, 3)
                 posted = time.time()
-                worker.create_connector(CONNECTOR, connector_config(ctx, prefix, table, schemas))
+                worker.create_connector(CONNECTOR, connector_config(ctx, kind, prefix, table, mode))
                 wait_records(worker, topic, 1, wm, timeout=180)
                 first = kafkautil.read_range(bootstrap, topic, 0, 1)
+                check_first_record(ctx, topic, mode)
                 result["first_event_s"] = round(first.append_ms[0] / 1000 - worker.spawned_at, 3)
                 result["first_event_after_post_s"] = round(first.append_ms[0] / 1000 - posted, 3)
                 # the probe row proves the connector streams before anything is measured
@@ -323,18 +363,18 @@ def stream_run(
                 time.sleep(ctx.plan.size.idle_s)
                 result["rss_idle_kb"] = proc_memory_kb(pid)[0]
                 rows = ctx.plan.size.rows_for_profile if profile_to is not None else ctx.plan.size.stream_rows
-                log.info("%s %s: streaming throughput, %d rows", kind, _mode(schemas), rows)
+                log.info("%s %s: streaming throughput, %d rows", kind, mode, rows)
                 result["throughput"] = throughput_phase(ctx, worker, conn, table, topic, wm, rows, f"{prefix}_slot")
                 if latency:
                     for rate in ctx.plan.size.latency_rates:
-                        log.info("%s %s: latency at %d events/s", kind, _mode(schemas), rate)
-                        result[f"latency_{rate}"] = latency_phase(ctx, worker, conn, table, topic, wm, rate)
+                        log.info("%s %s: latency at %d events/s", kind, mode, rate)
+                        result[f"latency_{rate}"] = latency_phase(ctx, worker, conn, table, topic, wm, rate, mode)
                 rss, hwm = proc_memory_kb(pid)
                 result["rss_end_kb"] = rss
                 result["rss_peak_kb"] = max(hwm, result["throughput"]["rss_peak_during_kb"])
                 big = ctx.plan.size.big_txn_rows
                 if big and kind == "ours" and profile_to is None:
-                    log.info("%s %s: one transaction of %d rows", kind, _mode(schemas), big)
+                    log.info("%s %s: one transaction of %d rows", kind, mode, big)
                     result["big_transaction"] = big_transaction_phase(worker, conn, table, topic, wm, ctx.ids, big)
         finally:
             wm.close()
@@ -342,21 +382,21 @@ def stream_run(
     return result
 
 
-def snapshot_run(ctx: Context, kind: str, schemas: bool, threads: int = 1) -> dict[str, Any]:
+def snapshot_run(ctx: Context, kind: str, mode: str, threads: int = 1) -> dict[str, Any]:
     """The initial snapshot of the preloaded table; `threads` > 1 sets snapshot.max.threads (both systems)."""
-    prefix = f"{ctx.token}{kind[0]}{'s' if schemas else 'n'}x{threads if threads > 1 else ''}"
+    prefix = f"{ctx.token}{kind[0]}{MODE_TAGS[mode]}x{threads if threads > 1 else ''}"
     topic = f"{prefix}.public.{ctx.snap_table}"
     rows = ctx.plan.size.snapshot_rows
     bootstrap = ctx.plan.bootstrap
     wm = kafkautil.Watermarks(bootstrap)
     worker = make_worker(kind, prefix + "w", bootstrap)
     try:
-        with running(ctx, worker, prefix, [topic]):
+        with running(ctx, worker, prefix, [topic], mode):
             pid = worker.pid()
             assert pid is not None
             posted = time.time()
             with RssSampler(pid) as rss, cpu_window(pid) as cpu:
-                config = connector_config(ctx, prefix, ctx.snap_table, schemas)
+                config = connector_config(ctx, kind, prefix, ctx.snap_table, mode)
                 if threads > 1:
                     config["snapshot.max.threads"] = str(threads)
                 worker.create_connector(CONNECTOR, config)
@@ -380,11 +420,11 @@ def snapshot_run(ctx: Context, kind: str, schemas: bool, threads: int = 1) -> di
         wm.close()
 
 
-def incremental_run(ctx: Context, kind: str, schemas: bool, profile_to: Path | None = None) -> dict[str, Any]:
+def incremental_run(ctx: Context, kind: str, mode: str, profile_to: Path | None = None) -> dict[str, Any]:
     """An incremental snapshot of the preloaded table, asked for by a signal row once the connector streams
     (snapshot.mode=no_data, incremental.snapshot.chunk.size=INCREMENTAL_CHUNK for both systems); rows/s from the
     first to the last READ record."""
-    prefix = f"{ctx.token}{kind[0]}{'s' if schemas else 'n'}i"
+    prefix = f"{ctx.token}{kind[0]}{MODE_TAGS[mode]}i"
     topic = f"{prefix}.public.{ctx.snap_table}"
     signal_table = f"{ctx.token}_signal"
     rows = ctx.plan.size.snapshot_rows
@@ -392,10 +432,10 @@ def incremental_run(ctx: Context, kind: str, schemas: bool, profile_to: Path | N
     wm = kafkautil.Watermarks(bootstrap)
     worker = make_worker(kind, prefix + "w", bootstrap, profile_to)
     try:
-        with running(ctx, worker, prefix, [topic, f"{prefix}.public.{signal_table}"]):
+        with running(ctx, worker, prefix, [topic, f"{prefix}.public.{signal_table}"], mode):
             pid = worker.pid()
             assert pid is not None
-            config = connector_config(ctx, prefix, ctx.snap_table, schemas)
+            config = connector_config(ctx, kind, prefix, ctx.snap_table, mode)
             config.update(
                 {
                     "snapshot.mode": "no_data",
@@ -481,13 +521,13 @@ def _guard(label: str, fn: Callable[[], dict[str, Any]], errors: dict[str, str])
 
 def check_disk(plan: Plan, where: Path) -> None:
     """Refuse a run that would fill the disk halfway through (Kafka and PostgreSQL would fail, not the check)."""
-    need = plan.size.disk_needed(plan.schemas)
+    need = plan.size.disk_needed(plan.modes)
     free = shutil.disk_usage(where).free
     if need > free:
         raise SystemExit(
-            f"BENCH_SIZE={plan.size.name} with schemas {'on' if any(plan.schemas) else 'off'} needs about "
+            f"BENCH_SIZE={plan.size.name} with schemas {'on' if 'schemas_on' in plan.modes else 'off'} needs about "
             f"{need / 1e9:.0f} GB free under {where}, which has {free / 1e9:.0f} GB: free space, or run a smaller "
-            "size or BENCH_SCHEMAS=off"
+            "size or BENCH_SCHEMAS=off,avro"
         )
 
 
@@ -497,11 +537,17 @@ def run(plan: Plan) -> dict[str, Any]:
     ctx = Context(plan=plan, token=token, dbname=token, snap_table=f"{token}_snap")
     errors: dict[str, str] = {}
     started = time.time()
+    kinds = [k for k in KINDS if k in plan.systems]
+    avro = modes.AVRO in plan.modes and bool(kinds)
+    if avro:
+        ctx.registry.check()
     results: dict[str, Any] = {
         "meta": {
             "size": dataclasses.asdict(plan.size),
             "systems": list(plan.systems),
-            "schemas": [_mode(s) for s in plan.schemas],
+            "schemas": list(plan.modes),
+            # the converter settings of each mode, as both connectors got them
+            "converters": {m: {k: modes.converter_config(k, m) for k in kinds} for m in plan.modes},
             "started": time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(started)),
             "host_before": _host(),
             "txn_rows": TXN_ROWS,
@@ -534,33 +580,30 @@ def run(plan: Plan) -> dict[str, Any]:
             results["ceiling"] = _guard(
                 "ceiling", lambda: ceiling.measure(token, token, plan.size.stream_rows).as_dict(), errors
             )
-        for kind in ("ours", "debezium"):
-            if kind not in plan.systems:
-                continue
-            for schemas in plan.schemas:
-                mode = _mode(schemas)
+        for kind in kinds:
+            for mode in plan.modes:
                 entry = results["runs"].setdefault(kind, {}).setdefault(mode, {})
                 if "stream" in plan.only:
                     log.info("%s %s: stream run", kind, mode)
                     entry["stream"] = _guard(
-                        f"{kind}.{mode}.stream", functools.partial(stream_run, ctx, kind, schemas), errors
+                        f"{kind}.{mode}.stream", functools.partial(stream_run, ctx, kind, mode), errors
                     )
                 if "snapshot" in plan.only:
                     log.info("%s %s: snapshot run, %d rows", kind, mode, plan.size.snapshot_rows)
                     entry["snapshot"] = _guard(
-                        f"{kind}.{mode}.snapshot", functools.partial(snapshot_run, ctx, kind, schemas), errors
+                        f"{kind}.{mode}.snapshot", functools.partial(snapshot_run, ctx, kind, mode), errors
                     )
-                if not schemas and "incremental" in plan.only:
+                if mode == "schemas_off" and "incremental" in plan.only:
                     log.info("%s %s: incremental snapshot run, %d rows", kind, mode, plan.size.snapshot_rows)
                     entry["incremental"] = _guard(
-                        f"{kind}.{mode}.incremental", functools.partial(incremental_run, ctx, kind, schemas), errors
+                        f"{kind}.{mode}.incremental", functools.partial(incremental_run, ctx, kind, mode), errors
                     )
-                if not schemas and "parallel" in plan.only:
+                if mode == "schemas_off" and "parallel" in plan.only:
                     threads = PARALLEL_SNAPSHOT_THREADS
                     log.info("%s %s: snapshot run with snapshot.max.threads=%d", kind, mode, threads)
                     entry["snapshot_parallel"] = _guard(
                         f"{kind}.{mode}.snapshot_parallel",
-                        functools.partial(snapshot_run, ctx, kind, schemas, threads),
+                        functools.partial(snapshot_run, ctx, kind, mode, threads),
                         errors,
                     )
         if plan.profile and "ours" in plan.systems:
@@ -570,12 +613,15 @@ def run(plan: Plan) -> dict[str, Any]:
             events = plan.size.rows_for_profile
 
             def profiled() -> dict[str, Any]:
-                run = stream_run(ctx, "ours", False, latency=False, profile_to=prof)
+                run = stream_run(ctx, "ours", "schemas_off", latency=False, profile_to=prof)
                 return {"run": run, **profiling.summarise(prof, plan.out_dir / "profile.txt", events=events)}
 
             results["profile"] = _guard("profile", profiled, errors)
     finally:
         drop_database(token, port=PG_PORT)
+        if avro:  # whatever a failed run's own clean-up left in the registry
+            ctx.subjects_deleted += ctx.registry.delete_subjects(ctx.subjects)
+            results["meta"]["registry_subjects_deleted"] = sorted(set(ctx.subjects_deleted))
     results["meta"]["host_after"] = _host()
     results["meta"]["finished"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")
     results["meta"]["duration_s"] = round(time.time() - started, 1)

@@ -9,12 +9,21 @@ KAFKA_BOOTSTRAP = "127.0.0.1:" + os.environ.get("CW_KAFKA_PORT", "9092")
 PG_HOST = "127.0.0.1"
 PG_PORT = int(os.environ.get("CW_PG_PORT", "5433"))
 PG_BIN = os.environ.get("BENCH_PG_BIN", "/usr/lib/postgresql/15/bin")
+#: the devstack's schema registry (Apicurio Registry, devstack/registry.sh), for the avro mode
+REGISTRY_ROOT = "http://127.0.0.1:" + os.environ.get("CW_REGISTRY_PORT", "8081")
+REGISTRY_URL = REGISTRY_ROOT + "/apis/ccompat/v7"  # its Confluent Schema Registry API
 
 TXN_ROWS = 10_000  # streaming throughput: rows per inserted transaction (the issue's workload)
 LATENCY_TICK_S = 0.01  # fixed-rate inserts: one transaction every 10 ms (rate / 100 rows each)
 PARALLEL_SNAPSHOT_THREADS = 2  # the extra snapshot run (schemas off): snapshot.max.threads, as many as cores here
-# disk use, measured and rounded up: bytes per event in Kafka (schemas off / on), per row in PostgreSQL
+# disk use, measured and rounded up: bytes per event in Kafka (schemas off / on), per row in PostgreSQL; an Avro
+# event (no field names, no schema) is smaller than a schemaless JSON one
 EVENT_BYTES, EVENT_BYTES_WITH_SCHEMAS, PG_BYTES_PER_ROW = 1_000, 4_500, 900
+
+#: the converter modes of a run by their BENCH_SCHEMAS name: JsonConverter schemas.enable false / true, or Avro
+#: keys and values through the schema registry; the values name the mode in results.json, results.md and the chart
+MODES = {"off": "schemas_off", "on": "schemas_on", "avro": "avro"}
+DEFAULT_SCHEMAS = "off,on,avro"  # BENCH_SCHEMAS unless set, every size (smoke too: the avro runs add ~20 s)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -33,13 +42,13 @@ class Size:
     def rows_for_profile(self) -> int:
         return self.profile_rows or self.stream_rows
 
-    def disk_needed(self, schemas: tuple[bool, ...]) -> int:
+    def disk_needed(self, modes: tuple[str, ...]) -> int:
         """Bytes the fullest moment of a run needs under .devstack/: the stream run's topic, which holds the
         throughput, latency and big-transaction events until the run ends, plus PostgreSQL's tables and the WAL
         its slot retains. From measured sizes: ~950 B per event without schemas, ~4,430 B with them, ~900 B per
         row in PostgreSQL (heap, index, WAL)."""
         events = self.stream_rows + int(sum(self.latency_rates) * self.latency_s) + self.big_txn_rows
-        per_event = EVENT_BYTES_WITH_SCHEMAS if any(schemas) else EVENT_BYTES
+        per_event = EVENT_BYTES_WITH_SCHEMAS if "schemas_on" in modes else EVENT_BYTES
         return events * per_event + (events + self.snapshot_rows) * PG_BYTES_PER_ROW
 
 
