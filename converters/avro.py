@@ -181,6 +181,8 @@ class AvroConverter(Converter):
     class_name = "io.confluent.connect.avro.AvroConverter"
     aliases: ClassVar[tuple[str, ...]] = ("AvroConverter",)
     plugin_version = CONFLUENT_VERSION
+    #: toConnectData gives the schema its subject version (Confluent's deserializer does; Apicurio's converter not)
+    reads_subject_version: ClassVar[bool] = True
 
     def __init__(self) -> None:
         self._client: SchemaRegistryClient | None = None
@@ -356,11 +358,12 @@ class AvroConverter(Converter):
         except RegistryError as e:
             raise DataError(f"Failed to deserialize data for topic {topic} to Avro: schema id {schema_id}: {e}") from e
         version: int | None = None
-        try:  # the deserializer asks for the version whatever connect.meta.data says
-            subject = topic + self._suffix
-            _, version = client.lookup(subject, text)
-        except (RegistryError, RegistryUnavailable):
-            version = None  # a subject of another naming strategy: no version to attach
+        if self.reads_subject_version:
+            try:  # the deserializer asks for the version whatever connect.meta.data says
+                subject = topic + self._suffix
+                _, version = client.lookup(subject, text)
+            except (RegistryError, RegistryUnavailable):
+                version = None  # a subject of another naming strategy: no version to attach
         try:
             avro = json.loads(text)
             schema = to_connect(avro, self._options, version)

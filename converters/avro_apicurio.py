@@ -114,6 +114,7 @@ class ApicurioAvroConverter(AvroConverter):
     class_name = "io.apicurio.registry.utils.converter.AvroConverter"
     aliases: ClassVar[tuple[str, ...]] = ()
     plugin_version = APICURIO_VERSION
+    reads_subject_version = False  # Apicurio's AvroConverter reads schemas without a subject version
 
     @classmethod
     def config_def(cls) -> ConfigDef:

@@ -298,10 +298,8 @@ def _py_to(config: dict[str, str], topic: str, data: bytes | None) -> dict[str, 
     if isinstance(value, Struct):
         assert read.schema is not None
         out["entries"] = [[f.name, to_tag(f.schema, v)] for f, v in zip(value.schema.fields, value.values, strict=True)]
-        out["schema"] = _SCHEMAS.as_json_schema(_unversioned(read.schema))
+        out["schema"] = _SCHEMAS.as_json_schema(read.schema)
         payload = value.get("data")
-        if isinstance(payload, Struct):
-            payload = Struct.of(payload.schema.with_(version=None), payload.values)
     else:
         assert isinstance(value, dict)
         out["entries"] = [[k, to_tag(None, v)] for k, v in value.items()]
@@ -334,15 +332,6 @@ def test_to_connect_data_matches_debezium_with_apicurio(
         if not same(java, py):
             failures.append(f"{label} [{topic}]: {_diff(java, py)}")
     assert not failures, f"{len(failures)}/{len(inputs)} differ:\n" + "\n".join(failures[:15])
-
-
-def _unversioned(schema: Schema) -> Schema:
-    """The read schema without the subject versions our ApicurioAvroConverter attaches to what it reads (on the
-    envelope, and on the data read apart): it reads as Confluent's converter does, and Apicurio 2.6's Java converter
-    attaches none. That is converters/avro_apicurio.py's behaviour; the CloudEvents converter passes on the version
-    the Avro converter gives, as Debezium does."""
-    fields = [(f.name, f.schema.with_(version=None) if f.name == "data" else f.schema) for f in schema.fields]
-    return schema.with_(version=None, fields=fields)
 
 
 def _avro_data_of(case: Case, from_results: list[tuple[Case, dict[str, Any]]]) -> bytes:
