@@ -14,13 +14,11 @@ floats by Double.toString and Java floats by Float.toString.
 
 from __future__ import annotations
 
-import math
 import re
-from collections.abc import Mapping
 from typing import Any, Final
 
 from connect_worker.api.errors import DataError
-from connect_worker.api.javacompat import JavaFloat, jackson_quote, java_double_to_string, java_float_to_string
+from connect_worker.api.javacompat import jackson_quote, jackson_text
 
 _NAMED: Final = frozenset(("record", "enum", "fixed"))
 
@@ -96,42 +94,6 @@ def _quote(s: str) -> str:
     return '"' + "".join(p if i % 2 else jackson_quote(p)[1:-1] for i, p in enumerate(parts)) + '"'
 
 
-def _encode(v: Any, out: list[str]) -> None:
-    if v is None:
-        out.append("null")
-    elif v is True:
-        out.append("true")
-    elif v is False:
-        out.append("false")
-    elif isinstance(v, int):
-        out.append(str(v))
-    elif isinstance(v, float):
-        text = java_float_to_string(v) if isinstance(v, JavaFloat) else java_double_to_string(v)
-        out.append('"' + text + '"' if math.isnan(v) or math.isinf(v) else text)
-    elif isinstance(v, str):
-        out.append(_quote(v))
-    elif isinstance(v, Mapping):
-        out.append("{")
-        for i, (k, x) in enumerate(v.items()):
-            if i:
-                out.append(",")
-            out.append(_quote(str(k)))
-            out.append(":")
-            _encode(x, out)
-        out.append("}")
-    elif isinstance(v, list | tuple):
-        out.append("[")
-        for i, x in enumerate(v):
-            if i:
-                out.append(",")
-            _encode(x, out)
-        out.append("]")
-    else:
-        raise TypeError(f"cannot write {type(v).__name__} in an Avro schema")
-
-
 def schema_text(avro: Any) -> str:
     """The compact JSON text of an Avro schema (JSON data) as Java's Schema.toString writes it."""
-    out: list[str] = []
-    _encode(avro, out)
-    return "".join(out)
+    return jackson_text(avro, _quote)

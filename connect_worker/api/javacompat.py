@@ -468,7 +468,7 @@ class JavaFloat(float):
     __slots__ = ()
 
 
-def _jackson_encode(v: Any, out: list[str]) -> None:
+def _jackson_encode(v: Any, out: list[str], quote: Callable[[str], str]) -> None:
     if v is None:
         out.append("null")
     elif v is True:
@@ -481,31 +481,35 @@ def _jackson_encode(v: Any, out: list[str]) -> None:
         text = java_float_to_string(v) if isinstance(v, JavaFloat) else java_double_to_string(v)
         out.append('"' + text + '"' if math.isnan(v) or math.isinf(v) else text)
     elif isinstance(v, str):
-        out.append(jackson_quote(v))
+        out.append(quote(v))
     elif isinstance(v, Mapping):
         out.append("{")
-        first = True
-        for k, x in v.items():
-            if not first:
+        for i, (k, x) in enumerate(v.items()):
+            if i:
                 out.append(",")
-            first = False
-            out.append(jackson_quote(str(k)))
+            out.append(quote(str(k)))
             out.append(":")
-            _jackson_encode(x, out)
+            _jackson_encode(x, out, quote)
         out.append("}")
     elif isinstance(v, list | tuple):
         out.append("[")
         for i, x in enumerate(v):
             if i:
                 out.append(",")
-            _jackson_encode(x, out)
+            _jackson_encode(x, out, quote)
         out.append("]")
     else:
-        raise TypeError(f"cannot write {type(v).__name__} in Connect's internal JSON")
+        raise TypeError(f"cannot write {type(v).__name__} as JSON")
+
+
+def jackson_text(value: Any, quote: Callable[[str], str] = jackson_quote) -> str:
+    """Compact JSON of plain values (None, bool, int, float, str, mappings, lists) as Jackson writes it; `quote`
+    writes the strings (jackson_quote: Jackson's UTF-8 generator)."""
+    out: list[str] = []
+    _jackson_encode(value, out, quote)
+    return "".join(out)
 
 
 def jackson_dumps(value: Any) -> bytes:
-    """Compact JSON of plain values (None, bool, int, float, str, mappings, lists) as Jackson writes it."""
-    out: list[str] = []
-    _jackson_encode(value, out)
-    return "".join(out).encode("utf-8")
+    """Compact JSON of plain values as Jackson's ObjectMapper writes it, in UTF-8."""
+    return jackson_text(value).encode("utf-8")
