@@ -169,8 +169,15 @@ class SchemaRegistry:
         return result
 
     def subjects(self) -> list[str]:
-        result: list[str] = self._get("/subjects")
-        return result
+        """Every subject, page by page: Apicurio answers at most its `maxSubjects` (1000) per request, the oldest
+        first, so one plain GET /subjects misses the newest subjects of a registry that many runs filled."""
+        result: list[str] = []
+        page = 1000
+        while True:
+            batch: list[str] = self._get(f"/subjects?offset={len(result)}&limit={page}")
+            result.extend(batch)
+            if len(batch) < page:
+                return result
 
     def versions(self, subject: str) -> list[int]:
         result: list[int] = self._get(f"/subjects/{urllib.parse.quote(subject, safe='')}/versions")
