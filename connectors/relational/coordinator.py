@@ -128,7 +128,13 @@ class ChangeEventSourceCoordinator(Generic[P]):
                     resumed = True
         except asyncio.CancelledError:
             raise
-        except BaseException as e:  # noqa: BLE001 - handed to poll(), which fails the task
+        except BaseException as e:  # handed to poll(), which fails the task (unless the capture is stopping)
+            task = asyncio.current_task()
+            if task is not None and task.cancelling():
+                # stopping: an error from a clean-up cut short by the cancellation (a query still running on the
+                # connection) is not a failure of the capture
+                log.debug("%s: capture stopped; an error while it unwound: %s", self._name, e)
+                raise asyncio.CancelledError from e
             log.error("%s: capture failed: %s", self._name, e)
             self._queue.fail(e)
 

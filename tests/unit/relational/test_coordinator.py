@@ -3,6 +3,7 @@ retry-reset rule (Debezium's resetErrorHandlerRetriesIfNeeded), other failures h
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
@@ -149,3 +150,26 @@ async def test_a_non_retriable_error_fails_at_once() -> None:
     with pytest.raises(ConnectError, match="fatal"):
         await queue.poll()
     assert "release" not in [c[0] for c in sources.calls]
+
+
+async def test_an_error_while_a_stopping_capture_unwinds_is_not_a_failure() -> None:
+    """stop() cancels the capture; a clean-up that then fails (psycopg: "another command is already in progress")
+    must not be reported as the capture failing."""
+    started = asyncio.Event()
+
+    class Unwinding(FakeSources):
+        async def snapshot(self) -> int:
+            started.set()
+            try:
+                await asyncio.sleep(3600)
+            finally:
+                raise ConnectError("sending query failed: another command is already in progress")
+
+    sources = Unwinding(stored=None, snapshot=True, steps=[])
+    coordinator, queue = _coordinator(sources)
+    runner = asyncio.ensure_future(coordinator.run())
+    await started.wait()
+    runner.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await runner
+    assert queue._failure is None  # nothing for poll() to raise
