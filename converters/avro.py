@@ -17,6 +17,7 @@ subject with the registry's reason.
 
 from __future__ import annotations
 
+import functools
 import io
 import json
 from collections.abc import Callable, Mapping
@@ -63,6 +64,8 @@ _REFUSED: Final = {
     "rule.actions": "",
     "key.schema.id.serializer": "",
     "value.schema.id.serializer": "",
+    "proxy.host": "",
+    "proxy.port": "-1",
 }
 
 
@@ -106,7 +109,7 @@ def _keys() -> list[ConfigKey]:
         key("basic.auth.credentials.source", ConfigType.STRING, "URL", "URL or USER_INFO."),
         key("basic.auth.user.info", ConfigType.PASSWORD, "", "user:password for USER_INFO."),
         key("normalize.schemas", ConfigType.BOOLEAN, False, "Ask the registry to normalize schemas."),
-        key("max.schemas.per.subject", ConfigType.INT, 1000, "Cached schemas per subject."),
+        key("max.schemas.per.subject", ConfigType.INT, 1000, "Schemas one subject may take (then an error)."),
         key("schemas.cache.config", ConfigType.INT, 1000, "Connect schemas whose Avro form is cached."),
         key("connect.meta.data", ConfigType.BOOLEAN, True, "Write connect.* properties into Avro schemas."),
         key("enhanced.avro.schema.support", ConfigType.BOOLEAN, False, "Enum symbols and package names kept."),
@@ -157,14 +160,23 @@ def _strip_logical(avro: Any) -> Any:
 class _Plan:
     """Everything about one Connect schema's Avro form."""
 
+    schema: Schema
+    options: AvroDataOptions
     text: str  # the schema as registered (Java's compact JSON)
     parsed: Any  # fastavro's parsed schema
-    datum: Callable[[Any], Any]
     record_name: str  # Avro full name, for RecordNameStrategy (the type name for non-named schemas)
     raw_bytes: bool  # a non-optional bytes schema: the payload is the bytes themselves
-    canonical: str
     encoder: AvroEncoder
     writers: dict[str, tuple[bytes, Any]] = field(default_factory=dict)  # subject -> (header, schema written with)
+
+    # only for writing with a subject's later schema (use.latest.version, not strict): made when first needed
+    @functools.cached_property
+    def datum(self) -> Callable[[Any], Any]:
+        return datum_writer(self.schema, self.options)
+
+    @functools.cached_property
+    def canonical(self) -> str:
+        return str(to_parsing_canonical_form(self.parsed))
 
 
 @dataclass
@@ -192,6 +204,8 @@ class AvroConverter(Converter):
         self._last: tuple[Schema, _Plan] | None = None
         self._readers: dict[int, _Reader] = {}
         self._cache_size = 1000
+        self._max_per_subject = 1000
+        self._per_subject: dict[str, set[str]] = {}  # schema texts resolved per subject (max.schemas.per.subject)
         self._auto_register = True
         self._use_latest = False
         self._latest_strict = True
@@ -211,6 +225,7 @@ class AvroConverter(Converter):
         self._client = SchemaRegistryClient(settings_from_config(configs))
         self._options = avro_options(configs)
         self._cache_size = max(1, _int(configs, "schemas.cache.config", 1000))
+        self._max_per_subject = _int(configs, "max.schemas.per.subject", 1000)
         self._auto_register = _bool(configs, "auto.register.schemas", True)
         self._use_latest = _bool(configs, "use.latest.version", False)
         self._latest_strict = _bool(configs, "latest.compatibility.strict", True)
@@ -255,9 +270,8 @@ class AvroConverter(Converter):
         else:
             record_name = avro if isinstance(avro, str) else str(avro["type"])
         raw_bytes = avro == "bytes" or (isinstance(avro, dict) and avro.get("type") == "bytes" and not schema.optional)
-        canonical = to_parsing_canonical_form(parsed)
         encoder = AvroEncoder(compile_plan(schema, self._options))
-        return _Plan(text, parsed, datum_writer(schema, self._options), record_name, raw_bytes, canonical, encoder)
+        return _Plan(schema, self._options, text, parsed, record_name, raw_bytes, encoder)
 
     def subject(self, topic: str, plan: _Plan) -> str:
         if self._strategy == TOPIC_NAME_STRATEGY:
@@ -301,6 +315,11 @@ class AvroConverter(Converter):
     def _resolve(self, topic: str, subject: str, plan: _Plan) -> None:
         """The registry call for a (schema, subject) not seen yet; caches the header to write with."""
         client = self.client
+        known = self._per_subject.setdefault(subject, set())
+        if plan.text not in known and len(known) >= self._max_per_subject:  # CachedSchemaRegistryClient's limit
+            raise DataError(
+                f"Failed to serialize Avro data from topic {topic}: Too many schema objects created for {subject}!"
+            )
         try:
             parsed = plan.parsed
             if self._auto_register:
@@ -329,6 +348,7 @@ class AvroConverter(Converter):
             what = "registering" if self._auto_register else "retrieving"
             raise DataError(f'Error {what} Avro schema for subject "{subject}" (topic {topic}): {e}') from e
         plan.writers[subject] = (MAGIC + schema_id.to_bytes(4, "big"), parsed)
+        known.add(plan.text)
 
     # -- bytes -> Connect -------------------------------------------------------------------------------
     def to_connect_data(self, topic: str, data: bytes | None) -> SchemaAndValue:

@@ -1,8 +1,9 @@
 """A small client of the Confluent Schema Registry REST API (Confluent Schema Registry, Karapace, Apicurio's
 `/apis/ccompat/v7`), with the settings Confluent's serializers take.
 
-Blocking calls (urllib); the converter runs them off the event loop. Several `schema.registry.url`s are tried in
-turn, starting from the last one that answered. Errors:
+Blocking calls (http.client: `http.connect.timeout.ms` to connect, `http.read.timeout.ms` per read); the converter
+runs them off the event loop. Several `schema.registry.url`s are tried in turn, starting from the last one that
+answered. Errors:
 - `RegistryUnavailable` (the registry could not be reached or answered 5xx/408/429): retriable;
 - `RegistryError` (any other HTTP error): carries the status, the registry's error code and message.
 """
@@ -10,11 +11,10 @@ turn, starting from the last one that answered. Errors:
 from __future__ import annotations
 
 import base64
+import http.client
 import json
 import ssl
-import urllib.error
 import urllib.parse
-import urllib.request
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
@@ -153,23 +153,40 @@ class SchemaRegistryClient:
         for k in range(len(urls)):
             i = (self._first + k) % len(urls)
             url = urls[i] + path
-            req = urllib.request.Request(url, data=data, method=method, headers=headers)
             try:
-                with urllib.request.urlopen(
-                    req, timeout=self.settings.read_timeout_s, context=self.settings.ssl_context
-                ) as resp:
-                    self._first = i
-                    return json.loads(resp.read() or b"null")
-            except urllib.error.HTTPError as e:
-                if e.code in _RETRIABLE_STATUS:
-                    last = RegistryUnavailable(f"{url} answered HTTP {e.code}")
-                    continue
-                self._first = i
-                raise _registry_error(e, url) from None
-            except (urllib.error.URLError, OSError, TimeoutError) as e:
-                reason = getattr(e, "reason", e)
-                last = RegistryUnavailable(f"{url}: {reason}")
+                status, reason, answer = self._exchange(url, method, data, headers)
+            except (OSError, http.client.HTTPException) as e:
+                last = RegistryUnavailable(f"{url}: {e}")
+                continue
+            if status in _RETRIABLE_STATUS:
+                last = RegistryUnavailable(f"{url} answered HTTP {status}")
+                continue
+            self._first = i
+            if 200 <= status < 300:
+                return json.loads(answer or b"null")
+            raise _registry_error(status, reason, answer, url)
         raise RegistryUnavailable(f"schema registry unreachable at {self.urls}: {last}")
+
+    def _exchange(self, url: str, method: str, data: bytes | None, headers: dict[str, str]) -> tuple[int, str, bytes]:
+        """One request: connected within http.connect.timeout.ms, each read within http.read.timeout.ms."""
+        parts = urllib.parse.urlsplit(url)
+        settings = self.settings
+        conn: http.client.HTTPConnection
+        if parts.scheme == "https":
+            conn = http.client.HTTPSConnection(
+                parts.hostname or "", parts.port, timeout=settings.connect_timeout_s, context=settings.ssl_context
+            )
+        else:
+            conn = http.client.HTTPConnection(parts.hostname or "", parts.port, timeout=settings.connect_timeout_s)
+        try:
+            conn.connect()
+            assert conn.sock is not None
+            conn.sock.settimeout(settings.read_timeout_s)
+            conn.request(method, parts.path + (f"?{parts.query}" if parts.query else ""), body=data, headers=headers)
+            resp = conn.getresponse()
+            return resp.status, resp.reason, resp.read()
+        finally:
+            conn.close()
 
     # -- the API --------------------------------------------------------------------------------------
     def register(self, subject: str, schema: str) -> int:
@@ -205,13 +222,14 @@ def _q(subject: str) -> str:
     return urllib.parse.quote(subject, safe="")
 
 
-def _registry_error(e: urllib.error.HTTPError, url: str) -> RegistryError:
+def _registry_error(status: int, reason: str, answer: bytes, url: str) -> RegistryError:
+    """The registry's refusal: its `error_code` and `message` when the body has them."""
     code: int | None = None
-    message = e.reason if isinstance(e.reason, str) else str(e)
+    message = reason or f"HTTP {status}"
     try:
-        body = json.loads(e.read() or b"{}")
-        code = body.get("error_code")
-        message = body.get("message") or message
-    except (ValueError, OSError):
+        doc = json.loads(answer or b"{}")
+        code = doc.get("error_code")
+        message = doc.get("message") or message
+    except (ValueError, AttributeError):
         pass
-    return RegistryError(e.code, code, str(message), url)
+    return RegistryError(status, code, str(message), url)

@@ -284,3 +284,37 @@ async def test_errors_tolerance_all_skips_records_the_registry_cannot_take(
         status = (await client.get("/connectors/fs/status")).json()
         assert status["tasks"][0]["state"] == "RUNNING"
     assert await read_to_end({"bootstrap.servers": kafka_bootstrap}, unique_name) == []
+
+
+def test_max_schemas_per_subject_is_a_limit(registry_url: str, unique_name: str) -> None:
+    """Confluent's client takes at most max.schemas.per.subject schemas per subject, then refuses."""
+    topic, name = unique_name, f"{unique_name}.Value"
+    conv = _converter(registry_url, extra={"max.schemas.per.subject": "1"})
+    convert_blocking(conv, topic, _v1(name), Struct(_v1(name), {"id": 1}))
+    convert_blocking(conv, topic, _v1(name), Struct(_v1(name), {"id": 2}))  # the same schema again: fine
+    v2 = _v2(name, optional=True)
+    with pytest.raises(DataError, match=f"Too many schema objects created for {topic}-value!"):
+        convert_blocking(conv, topic, v2, Struct(v2, {"id": 3, "note": None}))
+
+
+def test_a_registry_that_accepts_but_never_answers_times_out_on_the_read_timeout(unique_name: str) -> None:
+    import socket
+    import time
+
+    with socket.socket() as silent:  # connects (the kernel's backlog accepts), never answers
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(8)
+        url = f"http://127.0.0.1:{silent.getsockname()[1]}/apis/ccompat/v7"
+        conv = _converter(url, extra={"http.read.timeout.ms": "500", "http.connect.timeout.ms": "60000"})
+        schema = _v1(f"{unique_name}.Value")
+        with pytest.raises(PendingIO) as pending:
+            conv.from_connect_data(unique_name, schema, Struct(schema, {"id": 1}))
+        started = time.monotonic()
+        with pytest.raises(RetriableError, match="timed out"):
+            pending.value.work()
+        assert time.monotonic() - started < 5
+
+
+def test_an_http_proxy_is_refused_not_ignored() -> None:
+    with pytest.raises(ConfigError, match=r"proxy\.host is not supported"):
+        _converter("http://127.0.0.1:1/apis/ccompat/v7", extra={"proxy.host": "proxy.example", "proxy.port": "3128"})
