@@ -5,25 +5,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
-from connect_worker.api.config import ConfigDef, ConfigKey, ConfigType, Importance, one_of
+from connect_worker.api.config import ConfigDef
 from connect_worker.api.converter import Converter, HeaderConverter
 from connect_worker.api.errors import DataError
 from connect_worker.api.record import Header, SchemaAndValue
 from connect_worker.api.schema import OPTIONAL_BYTES_SCHEMA, Schema, Type
 from converters import KAFKA_VERSION
+from converters.converter_config import CONVERTER_TYPE_KEY
 
 # Kafka's ConverterConfig: only converter.type (the bytes need no settings).
-CONFIG_DEF: Final = ConfigDef(
-    [
-        ConfigKey(
-            "converter.type",
-            ConfigType.STRING,
-            validator=one_of("key", "value", "header"),
-            importance=Importance.LOW,
-            documentation="How this converter will be used.",
-        )
-    ]
-)
+CONFIG_DEF: Final = ConfigDef([CONVERTER_TYPE_KEY])
 
 
 class ByteArrayConverter(Converter, HeaderConverter):

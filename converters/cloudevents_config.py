@@ -24,8 +24,8 @@ from typing import Any, Final
 
 from connect_worker.api.config import ConfigDef, ConfigKey, ConfigType, Importance, one_of
 from connect_worker.api.errors import ConfigError
+from converters.converter_config import CONVERTER_TYPE, CONVERTER_TYPE_KEY
 
-CONVERTER_TYPE: Final = "converter.type"
 SERIALIZER_TYPE: Final = "serializer.type"
 DATA_SERIALIZER_TYPE: Final = "data.serializer.type"
 TRACING_ATTRIBUTES: Final = "opentelemetry.tracing.attributes.enable"
@@ -119,14 +119,7 @@ _SERIALIZERS: Final = one_of("json", "avro", case_sensitive=False)
 
 CONFIG_DEF: Final = ConfigDef(
     [
-        ConfigKey(
-            CONVERTER_TYPE,
-            ConfigType.STRING,
-            validator=one_of("key", "value", "header"),
-            importance=Importance.LOW,
-            documentation="How this converter will be used.",
-            internal=True,
-        ),
+        dataclasses.replace(CONVERTER_TYPE_KEY, internal=True),
         _key(
             SERIALIZER_TYPE,
             ConfigType.STRING,

@@ -34,9 +34,10 @@ from connect_worker.api.schema import BYTES_SCHEMA, NO_DEFAULT, Schema, Type
 from connect_worker.api.struct import Struct
 from converters.avro import AvroConverter
 from converters.avro_apicurio import ApicurioAvroConverter
-from converters.cloudevents_config import AVRO_PREFIX, CONVERTER_TYPE, CloudEventsSettings
+from converters.cloudevents_config import AVRO_PREFIX, CloudEventsSettings
 from converters.cloudevents_java import java_text
 from converters.cloudevents_maker import CLOUDEVENTS_SCHEMA_SUFFIX, DATASCHEMA_INDEX, EMPTY_SCHEMA, EMPTY_STRUCT
+from converters.converter_config import CONVERTER_TYPE
 from converters.json import CONFIG_DEF as JSON_CONFIG_DEF
 from converters.json import REPLACE_NULL_WITH_DEFAULT, SCHEMAS_CACHE_SIZE, JsonConverter
 from converters.json_reader import MISSING, JsonReader, parse_json

@@ -26,6 +26,7 @@ from connect_worker.api.errors import DataError
 from connect_worker.api.record import Header, SchemaAndValue
 from connect_worker.api.schema import Schema
 from converters import KAFKA_VERSION
+from converters.converter_config import CONVERTER_TYPE, CONVERTER_TYPE_KEY
 from converters.json_encoder import STRUCT_ENCODER, JsonCodec
 from converters.json_reader import JsonReader, parse_json
 
@@ -37,7 +38,6 @@ SCHEMAS_CACHE_SIZE: Final = "schemas.cache.size"
 SCHEMA_CONTENT: Final = "schema.content"
 DECIMAL_FORMAT: Final = "decimal.format"
 REPLACE_NULL_WITH_DEFAULT: Final = "replace.null.with.default"
-CONVERTER_TYPE: Final = "converter.type"
 
 ENVELOPE_ERROR: Final = (
     'JsonConverter with schemas.enable requires "schema" and "payload" fields and may not contain additional '
@@ -48,13 +48,7 @@ _READ_FAILED: Final = "Converting byte[] to Kafka Connect data failed due to ser
 
 CONFIG_DEF: Final = ConfigDef(
     [
-        ConfigKey(
-            CONVERTER_TYPE,
-            ConfigType.STRING,
-            validator=one_of("key", "value", "header"),
-            importance=Importance.LOW,
-            documentation="How this converter will be used.",
-        ),
+        CONVERTER_TYPE_KEY,
         ConfigKey(
             SCHEMAS_ENABLE,
             ConfigType.BOOLEAN,

@@ -24,7 +24,7 @@ from collections.abc import Callable, Mapping
 from decimal import Decimal
 from typing import Any, ClassVar, Final
 
-from connect_worker.api.config import ConfigDef, ConfigKey, ConfigType, Importance, one_of
+from connect_worker.api.config import ConfigDef
 from connect_worker.api.converter import Converter, HeaderConverter
 from connect_worker.api.errors import DataError
 from connect_worker.api.javacompat import to_float32
@@ -40,22 +40,11 @@ from connect_worker.api.schema import (
 )
 from connect_worker.api.struct import Struct
 from converters import KAFKA_VERSION
-
-CONVERTER_TYPE: Final = "converter.type"
+from converters.converter_config import CONVERTER_TYPE, CONVERTER_TYPE_KEY
 
 # Kafka's ConverterConfig (NumberConverterConfig and BooleanConverterConfig add nothing): converter.type has
 # no default, so a header converter configured without it fails, as in Connect (which always sets it).
-CONFIG_DEF: Final = ConfigDef(
-    [
-        ConfigKey(
-            CONVERTER_TYPE,
-            ConfigType.STRING,
-            validator=one_of("key", "value", "header"),
-            importance=Importance.LOW,
-            documentation="How this converter will be used.",
-        )
-    ]
-)
+CONFIG_DEF: Final = ConfigDef([CONVERTER_TYPE_KEY])
 
 
 class SerializationError(DataError):

@@ -6,16 +6,16 @@ import codecs
 from collections.abc import Mapping
 from typing import Any, Final
 
-from connect_worker.api.config import ConfigDef, ConfigKey, ConfigType, Importance, Width, invalid, one_of
+from connect_worker.api.config import ConfigDef, ConfigKey, ConfigType, Importance, Width, invalid
 from connect_worker.api.converter import Converter, HeaderConverter
 from connect_worker.api.errors import DataError
 from connect_worker.api.javacompat import java_double_to_string
 from connect_worker.api.record import Header, SchemaAndValue
 from connect_worker.api.schema import OPTIONAL_STRING_SCHEMA, Schema
 from converters import KAFKA_VERSION
+from converters.converter_config import CONVERTER_TYPE, CONVERTER_TYPE_KEY
 
 ENCODING: Final = "converter.encoding"
-CONVERTER_TYPE: Final = "converter.type"
 
 
 def _valid_encoding(name: str, value: Any) -> None:
@@ -27,13 +27,7 @@ def _valid_encoding(name: str, value: Any) -> None:
 
 CONFIG_DEF: Final = ConfigDef(
     [
-        ConfigKey(
-            CONVERTER_TYPE,
-            ConfigType.STRING,
-            validator=one_of("key", "value", "header"),
-            importance=Importance.LOW,
-            documentation="How this converter will be used.",
-        ),
+        CONVERTER_TYPE_KEY,
         ConfigKey(
             ENCODING,
             ConfigType.STRING,
