@@ -61,3 +61,35 @@ async def wait_for(predicate: Callable[[], Any], timeout: float = 20.0) -> Any:
         if asyncio.get_running_loop().time() > deadline:
             raise AssertionError("condition not met in time")
         await asyncio.sleep(0.2)
+
+
+AVRO_CONVERTER = "io.confluent.connect.avro.AvroConverter"
+
+
+async def create_json_and_avro_twins(
+    client: httpx.AsyncClient, base: dict[str, str], registry_url: str, json_prefix: str, avro_prefix: str
+) -> None:
+    """Two connectors `json` and `avro` on the same tables, each with its own topic prefix, slot and publication:
+    JsonConverter values with schemas, and Avro keys and values through the registry."""
+    for name, prefix, converters in (
+        ("json", json_prefix, {"value.converter.schemas.enable": "true"}),
+        (
+            "avro",
+            avro_prefix,
+            {
+                "key.converter": AVRO_CONVERTER,
+                "value.converter": AVRO_CONVERTER,
+                "key.converter.schema.registry.url": registry_url,
+                "value.converter.schema.registry.url": registry_url,
+            },
+        ),
+    ):
+        config = {
+            **base,
+            "topic.prefix": prefix,
+            "slot.name": f"slot_{prefix}",
+            "publication.name": f"pub_{prefix}",
+            **converters,
+        }
+        r = await client.post("/connectors", json={"name": name, "config": config})
+        assert r.status_code == 201, r.text

@@ -29,11 +29,10 @@ from converters.avro import AvroConverter
 from converters.json import JsonConverter
 from tests.integration.postgres.test_connector_e2e import connector_config, customers_table
 from tests.integration.postgres.test_type_mapping import COLUMNS
-from tests.worker_support import running_worker, wait_for
+from tests.worker_support import AVRO_CONVERTER, create_json_and_avro_twins, running_worker, wait_for
 
 pytestmark = pytest.mark.integration
 
-AVRO = "io.confluent.connect.avro.AvroConverter"
 OPTION_SETS = {
     "default": {},
     "connect": {
@@ -116,28 +115,9 @@ async def test_every_type_round_trips_through_the_registry(
         try:
             await _insert(conn, schema, 1)
             async with running_worker(worker_props) as (_w, client):
-                for name, pfx, extra in (
-                    ("json", json_pfx, {"value.converter.schemas.enable": "true"}),
-                    (
-                        "avro",
-                        avro_pfx,
-                        {
-                            "key.converter": AVRO,
-                            "value.converter": AVRO,
-                            "key.converter.schema.registry.url": registry_url,
-                            "value.converter.schema.registry.url": registry_url,
-                        },
-                    ),
-                ):
-                    config = {
-                        **connector_config(schema, **OPTION_SETS[options]),
-                        "topic.prefix": pfx,
-                        "slot.name": f"slot_{pfx}",
-                        "publication.name": f"pub_{pfx}",
-                        **extra,
-                    }
-                    r = await client.post("/connectors", json={"name": name, "config": config})
-                    assert r.status_code == 201, r.text
+                await create_json_and_avro_twins(
+                    client, connector_config(schema, **OPTION_SETS[options]), registry_url, json_pfx, avro_pfx
+                )
                 json_topic, avro_topic = f"{json_pfx}.{schema}.types", f"{avro_pfx}.{schema}.types"
                 await _records(kafka_bootstrap, json_topic, 3)
                 await _records(kafka_bootstrap, avro_topic, 3)
@@ -197,7 +177,7 @@ async def test_json_keys_with_avro_values(
     async with customers_table(pg_dsn, unique_name) as schema, running_worker(worker_props) as (_w, client):
         config = {
             **connector_config(schema),
-            "value.converter": AVRO,
+            "value.converter": AVRO_CONVERTER,
             "value.converter.schema.registry.url": registry_url,
         }
         r = await client.post("/connectors", json={"name": "pg", "config": config})

@@ -28,11 +28,10 @@ from spark_sink.delta.tables import LSN, OP, SEQ, SOURCE_TS
 from tests.integration.postgres.test_connector_e2e import connector_config
 from tests.integration.postgres.test_type_mapping import COLUMNS
 from tests.integration.spark_sink.support import run_job
-from tests.worker_support import running_worker, wait_for
+from tests.worker_support import create_json_and_avro_twins, running_worker, wait_for
 
 pytestmark = [pytest.mark.integration, pytest.mark.spark]
 
-AVRO = "io.confluent.connect.avro.AvroConverter"
 PLACEHOLDER = "__debezium_unavailable_value"
 # the position columns of a snapshot read are each connector's own (its slot's LSN); a streamed change has the
 # WAL position both connectors read
@@ -126,28 +125,7 @@ async def test_avro_and_json_topics_make_the_same_delta_table(
         try:
             await _insert(conn, schema, 1)
             async with running_worker(worker_props) as (_w, client):
-                for name, pfx, extra in (
-                    ("json", json_pfx, {"value.converter.schemas.enable": "true"}),
-                    (
-                        "avro",
-                        avro_pfx,
-                        {
-                            "key.converter": AVRO,
-                            "value.converter": AVRO,
-                            "key.converter.schema.registry.url": registry_url,
-                            "value.converter.schema.registry.url": registry_url,
-                        },
-                    ),
-                ):
-                    config = {
-                        **connector_config(schema),
-                        "topic.prefix": pfx,
-                        "slot.name": f"slot_{pfx}",
-                        "publication.name": f"pub_{pfx}",
-                        **extra,
-                    }
-                    r = await client.post("/connectors", json={"name": name, "config": config})
-                    assert r.status_code == 201, r.text
+                await create_json_and_avro_twins(client, connector_config(schema), registry_url, json_pfx, avro_pfx)
                 for topic in topics.values():
                     await _topic_count(kafka_bootstrap, topic, 3)
                 await _insert(conn, schema, 11)
