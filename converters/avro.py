@@ -167,7 +167,9 @@ class _Plan:
     record_name: str  # Avro full name, for RecordNameStrategy (the type name for non-named schemas)
     raw_bytes: bool  # a non-optional bytes schema: the payload is the bytes themselves
     encoder: AvroEncoder
-    writers: dict[str, tuple[bytes, Any]] = field(default_factory=dict)  # subject -> (header, schema written with)
+    # topic -> (header, schema written with): the subject follows from the topic (and this plan), so the hot path
+    # looks up by topic and never builds the subject name
+    writers: dict[str, tuple[bytes, Any]] = field(default_factory=dict)
 
     # only for writing with a subject's later schema (use.latest.version, not strict): made when first needed
     @functools.cached_property
@@ -290,9 +292,9 @@ class AvroConverter(Converter):
         if schema is None:
             raise DataError(f"Schemaless values cannot be written as Avro by this converter (topic {topic})")
         plan = self.plan(schema)
-        subject = self.subject(topic, plan)
-        writer = plan.writers.get(subject)
+        writer = plan.writers.get(topic)
         if writer is None:
+            subject = self.subject(topic, plan)
             raise PendingIO(lambda: self._resolve(topic, subject, plan), f"schema id for subject {subject}")
         header, parsed = writer
         if parsed is plan.parsed:  # the record's own schema: the compiled encoder
@@ -347,7 +349,7 @@ class AvroConverter(Converter):
                 ) from e
             what = "registering" if self._auto_register else "retrieving"
             raise DataError(f'Error {what} Avro schema for subject "{subject}" (topic {topic}): {e}') from e
-        plan.writers[subject] = (MAGIC + schema_id.to_bytes(4, "big"), parsed)
+        plan.writers[topic] = (MAGIC + schema_id.to_bytes(4, "big"), parsed)
         known.add(plan.text)
 
     # -- bytes -> Connect -------------------------------------------------------------------------------
