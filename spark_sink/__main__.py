@@ -1,10 +1,16 @@
-"""`python -m spark_sink --config sink.toml [flags]`, or as a spark-submit application:
+"""`python -m spark_sink --config sink.toml [flags]`, flags only:
+
+    .venv/bin/python -m spark_sink --master 'local[2]' --topics dbserver1.public.customers --warehouse /tmp/wh
+
+(the Kafka/Delta jars are found where `make up` put them; Kafka defaults to localhost:9092, the checkpoint to
+<warehouse>/_checkpoints/<query_name>), or as a spark-submit application:
 
     PYSPARK_PYTHON=.venv/bin/python PYSPARK_DRIVER_PYTHON=.venv/bin/python \\
     .venv/bin/spark-submit --master 'local[2]' --jars "$(devstack/spark.sh jars)" \\
         spark_sink/__main__.py --config sink.toml
 
 Flags override the file; `--check` validates and prints the effective configuration without starting Spark.
+A missing prerequisite (jars, Java, Kafka, registry, a writable warehouse) is one line on stderr and exit code 2.
 """
 
 from __future__ import annotations
@@ -23,7 +29,11 @@ import logging
 from dataclasses import asdict
 from typing import Any
 
-from spark_sink.config import ConfigError, from_mapping, load_file, with_overrides
+from spark_sink.config import ConfigError, from_mapping, load_file, with_defaults, with_overrides
+from spark_sink.prerequisites import PrerequisiteError
+
+log = logging.getLogger("spark_sink")
+SPARK_EXTRA = ("pyspark", "py4j", "delta", "pandas", "pyarrow")  # the `spark` extra of pyproject.toml
 
 
 def parser() -> argparse.ArgumentParser:
@@ -91,16 +101,28 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s %(message)s")
     try:
         data = load_file(args.config) if args.config else {}
-        config = from_mapping(with_overrides(data, overrides(args)))
+        document, defaults = with_defaults(with_overrides(data, overrides(args)))
+        config = from_mapping(document)
     except (ConfigError, OSError, ValueError) as e:
         print(f"spark_sink: {e}", file=sys.stderr)
         return 2
+    for note in defaults:
+        log.info(note)
     if args.check:
         print(json.dumps(asdict(config.redacted()), indent=2, default=str))
         return 0
-    from spark_sink.job import run  # pyspark is imported only when the job really runs
-
-    run(config)
+    try:
+        from spark_sink.job import run  # pyspark is imported only when the job really runs
+    except ModuleNotFoundError as e:
+        if (e.name or "").split(".")[0] not in SPARK_EXTRA:
+            raise
+        print(f"spark_sink: {e.name} is not installed: pip install -e '.[spark]'", file=sys.stderr)
+        return 2
+    try:
+        run(config)
+    except PrerequisiteError as e:
+        print(f"spark_sink: {e}", file=sys.stderr)
+        return 2
     return 0
 
 

@@ -3,7 +3,7 @@ command-line overrides. Parsed once into a frozen object; every problem is repor
 
 ```toml
 [source]
-bootstrap_servers = "127.0.0.1:9092"
+bootstrap_servers = "127.0.0.1:9092"         # default (command line): localhost:9092, as Kafka's own tools
 topics = ["dbserver1.public.customers"]      # or: topic_pattern = "dbserver1\\.public\\..*"
 starting_offsets = "earliest"                # Spark Kafka source `startingOffsets`
 max_offsets_per_trigger = 10000
@@ -15,7 +15,7 @@ options = { "kafka.security.protocol" = "PLAINTEXT" }   # passed to the Kafka so
 
 [sink]
 warehouse = "/data/delta"                    # one Delta table per topic below it
-checkpoint = "/data/checkpoints/cdc"
+checkpoint = "/data/checkpoints/cdc"         # default (command line): <warehouse>/_checkpoints/<query_name>
 table_name_template = "{topic}"              # {topic} {prefix} {schema} {table}; non [A-Za-z0-9_] → _
 delete_mode = "hard"                         # hard | soft (_deleted, _deleted_at)
 scd2 = false                                 # history tables (valid_from, valid_to, is_current)
@@ -54,11 +54,32 @@ DELETE_MODES = ("hard", "soft")
 FORMATS = ("json", "avro")  # the decoders of spark_sink.decoding.registry
 TRIGGER_RE = re.compile(r"^(available-now|once|processing-time=.+)$")
 _UNSAFE = re.compile(r"[^A-Za-z0-9_]")
+DEFAULT_BOOTSTRAP_SERVERS = "localhost:9092"  # what Kafka's own command-line tools assume
 
 
 def join_path(base: str, *names: str) -> str:
     """`base/name/…` for local paths and URIs alike (pathlib would fold `s3a://bucket` into `s3a:/bucket`)."""
     return "/".join([base.rstrip("/"), *(n.strip("/") for n in names)])
+
+
+def bootstrap_addresses(servers: str) -> list[tuple[str, int]]:
+    """`host:port,host:port` (a `PLAINTEXT://` prefix and `[v6]` brackets allowed, as Kafka's clients read it) →
+    (host, port) pairs; ValueError names the first entry that is not host:port."""
+    out = []
+    for entry in (s.strip() for s in servers.split(",")):
+        if not entry:
+            continue
+        address = entry.split("://", 1)[-1]
+        host, _, port = address.rpartition(":")
+        host = host[1:-1] if host.startswith("[") and host.endswith("]") else host
+        if not host or not port.isdigit() or not 0 < int(port) < 65536:
+            raise ValueError(f"{entry!r} is not host:port")
+        out.append((host, int(port)))
+    return out
+
+
+def default_checkpoint(warehouse: str, query_name: str) -> str:
+    return join_path(warehouse, "_checkpoints", query_name)
 
 
 class ConfigError(ValueError):
@@ -144,6 +165,13 @@ class SinkConfig:
         problems = []
         if not self.bootstrap_servers:
             problems.append("source.bootstrap_servers is required")
+        elif not isinstance(self.bootstrap_servers, str):
+            problems.append("source.bootstrap_servers must be a string: host:port, comma-separated")
+        else:
+            try:
+                bootstrap_addresses(self.bootstrap_servers)
+            except ValueError as e:
+                problems.append(f"source.bootstrap_servers: {e}")
         if bool(self.topics) == bool(self.topic_pattern):
             problems.append("exactly one of source.topics and source.topic_pattern is required")
         if self.topic_pattern:
@@ -328,6 +356,24 @@ def load_file(path: str | Path) -> dict[str, Any]:
     return data
 
 
+def with_defaults(data: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """The command line's defaults for what `data` leaves out, and one note per default applied (for the log):
+    `source.bootstrap_servers` = localhost:9092; `sink.checkpoint` = <warehouse>/_checkpoints/<query_name>.
+    A value given, even an empty one, is kept (and validated); `from_mapping` alone applies no default."""
+    merged: dict[str, Any] = {k: (dict(v) if isinstance(v, Mapping) else v) for k, v in data.items()}
+    notes = []
+    source, sink = merged.setdefault("source", {}), merged.setdefault("sink", {})
+    if isinstance(source, dict) and source.get("bootstrap_servers") is None:
+        source["bootstrap_servers"] = DEFAULT_BOOTSTRAP_SERVERS
+        notes.append(f"bootstrap servers not given: using {DEFAULT_BOOTSTRAP_SERVERS} (--bootstrap-servers to change)")
+    if isinstance(sink, dict) and sink.get("checkpoint") is None and isinstance(sink.get("warehouse"), str):
+        warehouse, query_name = sink["warehouse"], sink.get("query_name", SinkConfig.query_name)
+        if warehouse and isinstance(query_name, str) and query_name:
+            sink["checkpoint"] = default_checkpoint(warehouse, query_name)
+            notes.append(f"checkpoint not given: using {sink['checkpoint']} (--checkpoint to change)")
+    return merged, notes
+
+
 def with_overrides(data: Mapping[str, Any], overrides: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
     """Merge command-line values (section → key → value, None = not given) over a file's document."""
     merged: dict[str, Any] = {k: (dict(v) if isinstance(v, Mapping) else v) for k, v in data.items()}
@@ -347,9 +393,12 @@ __all__ = [
     "ConfigError",
     "SinkConfig",
     "TableConfig",
+    "bootstrap_addresses",
+    "default_checkpoint",
     "from_mapping",
     "join_path",
     "load_file",
     "replace",
+    "with_defaults",
     "with_overrides",
 ]

@@ -5,9 +5,10 @@ from __future__ import annotations
 import logging
 import os
 import re
-from pathlib import Path
+import sys
 from typing import Any
 
+from pyspark.errors import PySparkRuntimeError
 from pyspark.sql import SparkSession
 from pyspark.sql.streaming import StreamingQuery, StreamingQueryListener
 
@@ -15,6 +16,14 @@ from spark_sink.batch import BatchProcessor
 from spark_sink.config import SinkConfig
 from spark_sink.decoding import decoder_for
 from spark_sink.decoding.schema_registry import RegistryClient
+from spark_sink.prerequisites import (
+    JAVA_EXITED,
+    PrerequisiteError,
+    check_java,
+    check_services,
+    session_jars,
+    under_spark_submit,
+)
 from spark_sink.types import TypeOptions
 
 log = logging.getLogger("spark_sink")
@@ -29,24 +38,35 @@ SESSION_DEFAULTS = {
 }
 
 
-def jar_list(jars_dir: str) -> list[str]:
-    jars = sorted(str(p.resolve()) for p in Path(jars_dir).glob("*.jar"))
-    if not jars:
-        raise FileNotFoundError(f"no jars in {jars_dir}: run devstack/spark.sh fetch")
-    return jars
-
-
 def build_session(config: SinkConfig) -> SparkSession:
-    """A session with Delta's extension and the Kafka/Delta jars from `spark.jars_dir` (never spark.jars.packages).
-    Under spark-submit leave master and jars_dir unset and pass `--jars`."""
+    """A session with Delta's extension and the Kafka/Delta jars (never spark.jars.packages): those of
+    `spark.jars_dir`, else the ones `devstack/spark.sh fetch` put in .devstack/spark/jars (see
+    spark_sink.prerequisites). Under spark-submit, or with `spark.jars` in the configuration, it adds none: leave
+    master and jars_dir unset there and pass `--jars`. PrerequisiteError (one line) when the jars or Java are
+    missing, before the JVM starts."""
+    jars = session_jars(config, os.environ)
+    submitted = under_spark_submit(os.environ)
+    if jars is not None:
+        log.info("Kafka source and Delta Lake jars: %d from %s", len(jars.paths), jars.origin)
+    elif submitted:
+        log.info("running under spark-submit: the jars are its --jars")
+    else:
+        log.info("jars as configured (spark.jars / spark.jars.packages / PYSPARK_SUBMIT_ARGS)")
+    if not submitted:
+        check_java(os.environ)
     builder = SparkSession.builder.appName(config.query_name)
     if config.master:
         builder = builder.master(config.master)
-    if config.jars_dir:
-        builder = builder.config("spark.jars", ",".join(jar_list(config.jars_dir)))
     for k, v in {**SESSION_DEFAULTS, **config.spark_conf}.items():
         builder = builder.config(k, v)
-    return builder.getOrCreate()
+    if jars is not None:
+        builder = builder.config("spark.jars", ",".join(jars.paths))
+    try:
+        return builder.getOrCreate()
+    except PySparkRuntimeError as e:
+        if e.getCondition() == "JAVA_GATEWAY_EXITED":
+            raise PrerequisiteError(JAVA_EXITED) from e
+        raise
 
 
 class ProgressLogger(StreamingQueryListener):
@@ -147,8 +167,14 @@ def make_processor(spark: SparkSession, config: SinkConfig) -> BatchProcessor:
 
 
 def run(config: SinkConfig, spark: SparkSession | None = None, timeout_s: float | None = None) -> BatchProcessor:
-    """Run the job until the query ends (available-now/once) or forever (processing-time)."""
+    """Run the job until the query ends (available-now/once) or forever (processing-time). A missing prerequisite
+    (folders, Kafka, registry, jars, Java) is a PrerequisiteError before Spark or the query starts."""
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    if (config.master or "").startswith("local") and not under_spark_submit(os.environ):
+        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)  # Python workers run this interpreter, not PATH's
+    for warning in check_services(config):
+        log.warning(warning)
+    log.info("Kafka at %s; checkpoint %s", config.bootstrap_servers, config.checkpoint)
     spark = spark or build_session(config)
     spark.streams.addListener(ProgressLogger())
     processor = make_processor(spark, config)

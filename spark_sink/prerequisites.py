@@ -1,0 +1,247 @@
+"""What the job needs before Spark starts, each missing piece reported as one line saying what to run or pass:
+the Kafka source and Delta Lake jars (found where `make up` / `devstack/spark.sh fetch` put them, unless spark-submit
+or `spark.jars` supplies them), Java 17+, a writable local warehouse and checkpoint, a reachable Kafka and (Avro)
+schema registry. The rules are pure functions of the environment mapping and of file names; the probes (folders,
+`java -version`, TCP connects) are thin and bounded. Imports no pyspark."""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import shutil
+import socket
+import subprocess
+import tempfile
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from spark_sink.config import SinkConfig, bootstrap_addresses
+
+REPO = Path(__file__).resolve().parents[1]  # the checkout holding devstack/ and .devstack/ (editable installs)
+JAVA_MIN = 17  # Spark 4
+CONNECT_TIMEOUT_S = 3.0
+# the artifacts without which the job cannot start (glob of the jar name → what it is)
+REQUIRED_JARS = {"spark-sql-kafka-0-10_*.jar": "Spark's Kafka source", "delta-spark_*.jar": "Delta Lake"}
+JARS_HINT = "run `make up` (or `devstack/spark.sh fetch`), pass --jars-dir <folder>, or use spark-submit --jars"
+JAVA_HINT = "install one (e.g. apt-get install openjdk-17-jre-headless) and put its java on PATH or set JAVA_HOME"
+JAVA_EXITED = (
+    f"Spark's Java process exited before it started (its own message is above): Java {JAVA_MIN}+ is needed; {JAVA_HINT}"
+)
+
+
+class PrerequisiteError(Exception):
+    """Something the job needs is missing; the message is one line saying what to run or pass."""
+
+
+# -- the jars ------------------------------------------------------------------------------------------
+
+
+def under_spark_submit(env: Mapping[str, str]) -> bool:
+    """spark-submit (and the `pyspark` shell) start the JVM first, with its --jars and --master, and hand its gateway
+    to Python in PYSPARK_GATEWAY_PORT/SECRET; pyspark's launch_gateway then starts no JVM of its own."""
+    return "PYSPARK_GATEWAY_PORT" in env
+
+
+def jars_given(spark_conf: Mapping[str, str], env: Mapping[str, str]) -> bool:
+    """The user supplies the jars: `spark.jars`/`spark.jars.packages` in the configuration, or `--jars`/`--packages`
+    in PYSPARK_SUBMIT_ARGS (which pyspark passes to the spark-submit it launches)."""
+    if spark_conf.get("spark.jars") or spark_conf.get("spark.jars.packages"):
+        return True
+    try:
+        args = shlex.split(env.get("PYSPARK_SUBMIT_ARGS", ""))
+    except ValueError:
+        return False
+    return any(a in ("--jars", "--packages") or a.startswith(("--jars=", "--packages=")) for a in args)
+
+
+def devstack_jar_dirs(env: Mapping[str, str], repo: Path = REPO, cwd: Path | None = None) -> list[Path]:
+    """Where `devstack/spark.sh fetch` puts the jars: `$CW_STATE_DIR/spark/jars` when CW_STATE_DIR is set (as
+    devstack/common.sh chooses its state folder), else `.devstack/spark/jars` of the checkout (and of the working
+    folder, for a non-editable install run from the checkout)."""
+    if env.get("CW_STATE_DIR"):
+        return [Path(env["CW_STATE_DIR"]) / "spark" / "jars"]
+    dirs = [repo / ".devstack" / "spark" / "jars"]
+    if cwd is not None and (cwd / ".devstack" / "spark" / "jars") != dirs[0]:
+        dirs.append(cwd / ".devstack" / "spark" / "jars")
+    return dirs
+
+
+def missing_jars(names: Iterable[str]) -> list[str]:
+    """What of REQUIRED_JARS the jar file names lack (as 'Spark's Kafka source (spark-sql-kafka-0-10_*.jar)')."""
+    names = [Path(n).name for n in names]
+    return [
+        f"{what} ({pattern})"
+        for pattern, what in REQUIRED_JARS.items()
+        if not any(Path(n).match(pattern) for n in names)
+    ]
+
+
+@dataclass(frozen=True)
+class Jars:
+    """The jars the session gets in `spark.jars`, and where they came from (for the log)."""
+
+    paths: tuple[str, ...]
+    origin: str
+
+
+def jars_in(folder: Path) -> list[str]:
+    return sorted(str(p.resolve()) for p in folder.glob("*.jar"))
+
+
+def session_jars(config: SinkConfig, env: Mapping[str, str], dirs: Sequence[Path] | None = None) -> Jars | None:
+    """The jars to put in `spark.jars`, or None when spark-submit or the configuration supplies them.
+    `--jars-dir` is used as given (its jars added to a `spark.jars` of the configuration); otherwise the devstack
+    folders (`dirs`, default devstack_jar_dirs) are searched for a complete fetch. PrerequisiteError when none fits."""
+    given = [j for j in config.spark_conf.get("spark.jars", "").split(",") if j.strip()]
+    if config.jars_dir:
+        folder = Path(config.jars_dir)
+        jars = jars_in(folder)
+        if not jars:
+            raise PrerequisiteError(f"no jars in {folder} (--jars-dir / spark.jars_dir): {JARS_HINT}")
+        missing = [] if config.spark_conf.get("spark.jars.packages") else missing_jars([*jars, *given])
+        if missing:
+            raise PrerequisiteError(f"{folder} (--jars-dir) has no {' nor '.join(missing)}: {JARS_HINT}")
+        return Jars((*jars, *given), f"{folder.resolve()} (--jars-dir)")
+    if under_spark_submit(env) or jars_given(config.spark_conf, env):
+        return None
+    searched = list(dirs) if dirs is not None else devstack_jar_dirs(env, cwd=Path.cwd())
+    for folder in searched:
+        if (folder / ".complete").is_file():
+            jars = jars_in(folder)
+            if jars and not missing_jars(jars):
+                return Jars(tuple(jars), f"{folder.resolve()} (found: fetched by devstack/spark.sh)")
+    looked = ", ".join(str(d) for d in searched)
+    raise PrerequisiteError(f"the Kafka source and Delta Lake jars were not found (looked in {looked}): {JARS_HINT}")
+
+
+# -- Java ----------------------------------------------------------------------------------------------
+
+_JAVA_VERSION = re.compile(r'version "(\d+)(?:\.(\d+))?')
+
+
+def java_major(version_output: str) -> int | None:
+    """The major version in `java -version`'s output ('version "17.0.15"' → 17, 'version "1.8.0_392"' → 8)."""
+    m = _JAVA_VERSION.search(version_output)
+    if m is None:
+        return None
+    major = int(m.group(1))
+    return int(m.group(2) or 0) if major == 1 else major
+
+
+def java_executable(env: Mapping[str, str]) -> tuple[str | None, str]:
+    """The java Spark's launcher (bin/spark-class) runs: $JAVA_HOME/bin/java when JAVA_HOME is set, else java on
+    PATH; with the reason when there is none."""
+    home = env.get("JAVA_HOME")
+    if home:
+        java = Path(home) / "bin" / "java"
+        if os.access(java, os.X_OK):
+            return str(java), ""
+        return None, f"JAVA_HOME={home} has no bin/java"
+    found = shutil.which("java", path=env.get("PATH", os.defpath))
+    return found, "" if found else "no JAVA_HOME and no java on PATH"
+
+
+def check_java(env: Mapping[str, str]) -> None:
+    java, why = java_executable(env)
+    if java is None:
+        raise PrerequisiteError(f"Java {JAVA_MIN}+ is needed to run Spark ({why}): {JAVA_HINT}")
+    try:
+        done = subprocess.run([java, "-version"], capture_output=True, text=True, timeout=30, env=dict(env))
+    except (OSError, subprocess.TimeoutExpired) as e:
+        raise PrerequisiteError(f"{java} -version did not run ({e}): Java {JAVA_MIN}+ is needed; {JAVA_HINT}") from e
+    major = java_major(done.stderr + done.stdout)
+    if major is not None and major < JAVA_MIN:
+        raise PrerequisiteError(f"Java {JAVA_MIN}+ is needed to run Spark, {java} is Java {major}: {JAVA_HINT}")
+
+
+# -- folders and services ------------------------------------------------------------------------------
+
+
+def local_path(location: str) -> Path | None:
+    """The local folder of a path or file: URI; None for other file systems (s3a://, abfss://, hdfs://, …)."""
+    parts = urlsplit(location)
+    if parts.scheme == "file":
+        return Path(parts.path)
+    if parts.scheme and len(parts.scheme) > 1:  # (a one-letter scheme is a Windows drive)
+        return None
+    return Path(location)
+
+
+def check_writable(location: str, what: str, flag: str) -> None:
+    """Create the local folder if needed and write (then remove) a hidden file in it."""
+    folder = local_path(location)
+    if folder is None:
+        return
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        fd, probe = tempfile.mkstemp(prefix=".spark_sink_probe_", dir=folder)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as e:
+        raise PrerequisiteError(
+            f"the {what} folder {folder} cannot be created or written ({e.strerror or e}): pass a writable {flag}"
+        ) from e
+
+
+def connect_problem(host: str, port: int, timeout_s: float = CONNECT_TIMEOUT_S) -> str | None:
+    """None when a TCP connection to host:port opens within the timeout, else why not."""
+    try:
+        with socket.create_connection((host, port), timeout=timeout_s):
+            return None
+    except TimeoutError:
+        return f"no answer within {timeout_s:g} s"
+    except OSError as e:
+        return e.strerror or str(e)
+
+
+def check_kafka(servers: str, timeout_s: float = CONNECT_TIMEOUT_S) -> list[str]:
+    """PrerequisiteError when no bootstrap server accepts a TCP connection; the unreachable ones of a partly
+    reachable list are returned (for a warning: Kafka clients need one)."""
+    try:
+        addresses = bootstrap_addresses(servers)
+    except ValueError as e:
+        raise PrerequisiteError(f"Kafka bootstrap servers {servers!r}: {e}: pass --bootstrap-servers host:port") from e
+    failed = [f"{host}:{port} ({why})" for host, port in addresses if (why := connect_problem(host, port, timeout_s))]
+    if addresses and len(failed) == len(addresses):
+        raise PrerequisiteError(
+            f"Kafka is not reachable at {', '.join(failed)}: start it (`make up`) or pass --bootstrap-servers host:port"
+        )
+    return failed
+
+
+def registry_addresses(urls: str) -> list[tuple[str, str, int]]:
+    """(url, host, port) of each comma-separated http(s) URL (port 80/443 when the URL has none)."""
+    out = []
+    for url in (u.strip() for u in urls.split(",")):
+        parts = urlsplit(url)
+        if url and parts.hostname:
+            out.append((url, parts.hostname, parts.port or (443 if parts.scheme == "https" else 80)))
+    return out
+
+
+def check_registry(urls: str, timeout_s: float = CONNECT_TIMEOUT_S) -> None:
+    """PrerequisiteError when no registry URL accepts a TCP connection (`urls` already redacted)."""
+    addresses = registry_addresses(urls)
+    failed = [f"{url} ({why})" for url, host, port in addresses if (why := connect_problem(host, port, timeout_s))]
+    if addresses and len(failed) == len(addresses):
+        raise PrerequisiteError(
+            f"the schema registry is not reachable at {', '.join(failed)}: start it (`make up`) or pass "
+            "--schema-registry-url"
+        )
+
+
+def check_services(config: SinkConfig) -> list[str]:
+    """Before the query starts: a writable local warehouse and checkpoint, a reachable Kafka and (Avro) registry.
+    Returns warnings (bootstrap servers that did not answer while another did)."""
+    check_writable(config.warehouse, "warehouse", "--warehouse")
+    check_writable(config.checkpoint, "checkpoint", "--checkpoint")
+    warnings = [
+        f"Kafka bootstrap server {s} is not reachable (another one is)"
+        for s in check_kafka(config.kafka_options.get("kafka.bootstrap.servers") or config.bootstrap_servers)
+    ]
+    if config.format == "avro" and config.schema_registry_url:
+        check_registry(config.redacted().schema_registry_url or "")
+    return warnings
