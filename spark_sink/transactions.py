@@ -34,6 +34,7 @@ from typing import Any
 
 from spark_sink.config import SinkConfig, join_path
 from spark_sink.decoding.base import ChangeEvent, RawRecord, TxMarker
+from spark_sink.position import SourcePosition
 
 log = logging.getLogger("spark_sink")
 STATE_DIR = "sink_tx_state"
@@ -53,9 +54,9 @@ class Release:
 
 
 def is_complete(end: TxMarker, events: Iterable[ChangeEvent], subscribed: Callable[[str], bool]) -> bool:
-    positions: dict[str, set[tuple[int, int]]] = defaultdict(set)
+    positions: dict[str, set[SourcePosition]] = defaultdict(set)
     for e in events:
-        positions[e.source_table or ""].add((e.position.lsn, e.position.seq))
+        positions[e.source_table or ""].add(e.position)
     return all(len(positions[c]) >= n for c, n in end.data_collections.items() if subscribed(c))
 
 

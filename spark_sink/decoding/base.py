@@ -62,9 +62,10 @@ class ChangeEvent:
         return (self.raw.partition, self.raw.offset)
 
     @property
-    def order(self) -> tuple[int, int, int, int]:
+    def order(self) -> tuple[int, int, int, int, int]:
         """Position, then Kafka coordinates: only meaningful between events of one key (same partition)."""
-        return (self.position.lsn, self.position.seq, self.raw.partition, self.raw.offset)
+        p = self.position
+        return (p.epoch, p.major, p.seq, self.raw.partition, self.raw.offset)
 
 
 @dataclass(frozen=True)
@@ -84,7 +85,7 @@ class TxMarker:
     tx_id: str  # the txId part of "<txId>:<lsn>"
     event_count: int | None
     data_collections: Mapping[str, int] = field(default_factory=dict)
-    commit_lsn: int | None = None  # the LSN part of "<txId>:<lsn>" (PostgreSQL: monotonic in commit order)
+    commit_lsn: int | None = None  # the LSN part of "<txId>:<lsn>" (PostgreSQL, YugabyteDB: monotonic in commit order)
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,12 @@
 """The Debezium envelope (kafka-connect.md §4.3, postgresql.md §5): payload + optional Connect schema →
-ChangeEvent / Skipped / TxMarker. Converters are built once per distinct row schema and cached. Pure."""
+ChangeEvent / Skipped / TxMarker. Converters are built once per distinct row schema and cached. Pure.
+
+YugabyteDB's yboutput wraps every column of the key and of the rows in a cell, a struct `{value, set}`
+(yugabytedb.md §1.3). The reader unwraps them: `{value: v, set: true}` is `v`; a cell with `set = false`, and a
+null cell in an update (a column the update did not send, replica identity CHANGE or unchanged TOAST), leave the
+table's value as it is, as YugabyteDB's own YBExtractNewRecordState leaves such columns out. A null cell in an
+insert or a snapshot read is SQL NULL. An update that sets a column to NULL also arrives as a null cell (the
+connector cannot tell the two apart): the table keeps the old value, as it does behind YugabyteDB's transform."""
 
 from __future__ import annotations
 
@@ -10,7 +17,7 @@ from typing import Any
 
 from spark_sink.connect_schema import ConnectSchema
 from spark_sink.decoding.base import ChangeEvent, Decoded, DecodeFailure, RawRecord, RowSchema, Skipped, TxMarker
-from spark_sink.position import position_of
+from spark_sink.position import PositionError, position_of, transaction_id
 from spark_sink.types import infer
 from spark_sink.types.model import SinkType
 from spark_sink.types.registry import ConversionError, TypeRegistry
@@ -23,16 +30,28 @@ HEARTBEAT = "io.debezium.connector.common.Heartbeat"
 
 @dataclass(frozen=True)
 class RowCodec:
-    """Converts one row schema's payload objects; knows which raw values are the TOAST placeholder."""
+    """Converts one row schema's payload objects; knows which raw values are the TOAST placeholder and which
+    columns are yboutput cells."""
 
     schema: RowSchema
     converters: tuple[tuple[str, Callable[[Any], Any], Callable[[Any], bool]], ...]
+    cells: frozenset[str] = frozenset()
 
-    def convert(self, row: Mapping[str, Any]) -> tuple[dict[str, Any], frozenset[str]]:
+    def convert(
+        self, row: Mapping[str, Any], absent_is_unchanged: bool = False
+    ) -> tuple[dict[str, Any], frozenset[str]]:
+        """`absent_is_unchanged`: a null cell means "not sent" (updates), not SQL NULL."""
         out: dict[str, Any] = {}
         unavailable = []
         for name, convert, is_placeholder in self.converters:
             raw = row.get(name)
+            if name in self.cells:
+                not_sent = raw is None and absent_is_unchanged
+                if not_sent or (isinstance(raw, Mapping) and raw.get("set") is False):
+                    out[name] = None
+                    unavailable.append(name)
+                    continue
+                raw = unwrap_cell(raw, name)
             if raw is not None and is_placeholder(raw):
                 out[name] = None
                 unavailable.append(name)
@@ -42,6 +61,27 @@ class RowCodec:
             except ConversionError as e:
                 raise ConversionError(f"column {name!r}: {e}") from None
         return out, frozenset(unavailable)
+
+
+def is_cell(schema: ConnectSchema) -> bool:
+    """A yboutput cell: a struct of exactly `value` and a boolean `set`."""
+    names = schema.field_names if schema.type == "struct" else ()
+    flag = schema.field("set") if names == ("value", "set") else None
+    return flag is not None and flag.type == "boolean"
+
+
+def unwrap_cell(cell: Any, name: str) -> Any:
+    if cell is None:
+        return None
+    if not isinstance(cell, Mapping) or "value" not in cell:
+        raise ConversionError(f"column {name!r}: a yboutput cell must be {{value, set}}, got {type(cell).__name__}")
+    return cell["value"]
+
+
+def schemaless_cells(row: Mapping[str, Any]) -> bool:
+    """Schemaless JSON: a row is made of yboutput cells when every non-null column is a `{value, set}` object."""
+    values = [v for v in row.values() if v is not None]
+    return bool(values) and all(isinstance(v, Mapping) and set(v) == {"value", "set"} for v in values)
 
 
 def placeholder_test(schema: ConnectSchema, placeholder: str) -> Callable[[Any], bool]:
@@ -74,13 +114,16 @@ class EnvelopeReader:
                 raise ConversionError(f"a row schema must be a struct, got {schema.type}")
             cols: list[tuple[str, SinkType]] = []
             convs = []
+            cells = set()
             for f in schema.fields:
-                mapping = self.registry.mapping_for(f.schema)
+                column = f.schema
+                if is_cell(column):
+                    cells.add(f.name)
+                    column = column.field("value") or column
+                mapping = self.registry.mapping_for(column)
                 cols.append((f.name, mapping.sink_type))
-                convs.append(
-                    (f.name, self.registry.converter_for(f.schema), placeholder_test(f.schema, self.placeholder))
-                )
-            codec = RowCodec(RowSchema(tuple(cols), schema.name), tuple(convs))
+                convs.append((f.name, self.registry.converter_for(column), placeholder_test(column, self.placeholder)))
+            codec = RowCodec(RowSchema(tuple(cols), schema.name), tuple(convs), frozenset(cells))
             cache[schema] = codec
         return codec
 
@@ -123,13 +166,19 @@ class EnvelopeReader:
             if row_schema is None:
                 return DecodeFailure(raw, "the envelope schema has no 'after'/'before' field")
             codec = self.row_codec(row_schema)
-            row, unavailable = codec.convert(row_payload) if isinstance(row_payload, Mapping) else ({}, frozenset())
+            row, unavailable = (
+                codec.convert(row_payload, absent_is_unchanged=op == "u")
+                if isinstance(row_payload, Mapping)
+                else ({}, frozenset())
+            )
             if op == "d":  # before may be partial (REPLICA IDENTITY DEFAULT): nothing but the key is trusted
                 unavailable = frozenset()
             schema = codec.schema
             typed = True
         else:
-            row, unavailable, schema = self._schemaless_row(row_payload if isinstance(row_payload, Mapping) else {})
+            row, unavailable, schema = self._schemaless_row(
+                row_payload if isinstance(row_payload, Mapping) else {}, absent_is_unchanged=op == "u"
+            )
             typed = False
         for k, v in key.items():
             row[k] = v
@@ -141,14 +190,26 @@ class EnvelopeReader:
         if not isinstance(key_payload, Mapping) or not key_payload:
             return None
         if key_schema is None:
+            if schemaless_cells(key_payload):
+                return {str(k): unwrap_cell(v, str(k)) for k, v in key_payload.items()}
             return {str(k): v for k, v in key_payload.items()}
         codec = self.row_codec(key_schema, self._key_codecs)
         values, _ = codec.convert(key_payload)
         return values
 
-    def _schemaless_row(self, row: Mapping[str, Any]) -> tuple[dict[str, Any], frozenset[str], RowSchema]:
+    def _schemaless_row(
+        self, row: Mapping[str, Any], absent_is_unchanged: bool = False
+    ) -> tuple[dict[str, Any], frozenset[str], RowSchema]:
+        unchanged = set()
+        if schemaless_cells(row):
+            unchanged = {
+                n for n, v in row.items() if (v is None and absent_is_unchanged) or (v is not None and not v["set"])
+            }
+            row = {n: None if n in unchanged else unwrap_cell(v, n) for n, v in row.items()}
         unavailable = frozenset(
-            n for n, v in row.items() if v == self.placeholder or (isinstance(v, list) and v == [self.placeholder])
+            n
+            for n, v in row.items()
+            if n in unchanged or v == self.placeholder or (isinstance(v, list) and v == [self.placeholder])
         )
         cols: list[tuple[str, SinkType]] = []
         out: dict[str, Any] = {}
@@ -174,21 +235,25 @@ class EnvelopeReader:
         payload: Mapping[str, Any],
         *,
         typed: bool,
-    ) -> ChangeEvent:
+    ) -> ChangeEvent | DecodeFailure:
         source = payload.get("source") if isinstance(payload.get("source"), Mapping) else None
         transaction = payload.get("transaction") if isinstance(payload.get("transaction"), Mapping) else None
         ts = source.get("ts_ms") if source else None
         table = f"{source.get('schema')}.{source.get('table')}" if source and source.get("table") else None
         # only the transaction block ties an event to an END record; `source.txId` alone (snapshot reads, metadata
         # disabled) never gets one, so such events must not wait for it
-        tx_id = str(transaction["id"]).split(":", 1)[0] if transaction and transaction.get("id") else None
+        tx_id = transaction_id(transaction["id"])[0] if transaction and transaction.get("id") else None
+        try:
+            position = position_of(source, transaction)
+        except PositionError as e:
+            return DecodeFailure(raw, f"no source position: {e}")
         return ChangeEvent(
             raw=raw,
             op=op,
             key=key,
             row=row,
             schema=schema,
-            position=position_of(source, transaction),
+            position=position,
             unavailable=unavailable,
             source_ts_ms=int(ts) if isinstance(ts, int | float) and not isinstance(ts, bool) else None,
             source_table=table,
@@ -202,14 +267,14 @@ class EnvelopeReader:
             if isinstance(entry, Mapping) and entry.get("data_collection"):
                 collections[str(entry["data_collection"])] = int(entry.get("event_count") or 0)
         count = payload.get("event_count")
-        tx_id, _, lsn = str(payload["id"]).partition(":")
+        tx_id, commit_lsn = transaction_id(payload["id"])
         return TxMarker(
             raw=raw,
             status=str(payload["status"]),
             tx_id=tx_id,
             event_count=int(count) if isinstance(count, int) else None,
             data_collections=collections,
-            commit_lsn=int(lsn) if lsn.isdigit() else None,
+            commit_lsn=commit_lsn,
         )
 
 

@@ -3,7 +3,7 @@ older insert or update cannot bring a removed row back.
 
 The MERGE guard compares an event with the position stored in its row; a hard delete removes the row and the guard
 with it. The ledger keeps it instead: one entry per deleted key (the key columns, typed as in the table, and the
-delete's `_cdc_lsn`/`_cdc_seq`), and one watermark row per table (`_cdc_truncate = true`, null keys) with the newest
+delete's position columns), and one watermark row per table (`_cdc_truncate = true`, null keys) with the newest
 truncate's position. `guard` drops from a batch's changes every insert/update that is not newer than its key's entry
 and than the watermark; deletes always pass (the row guard handles them). Soft-delete tables keep their rows, so they
 use only the watermark (a truncate removes rows the batch never wrote: an insert older than a truncate of the same
@@ -29,14 +29,13 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
-from spark_sink.delta.merge import older_than
-from spark_sink.delta.tables import IS_DELETE, LSN, SEQ, SOURCE_TS, IncompatibleTableError, create_table, q
+from spark_sink.delta import order
+from spark_sink.delta.tables import IS_DELETE, SOURCE_TS, IncompatibleTableError, create_table, position_values, q
 from spark_sink.position import SourcePosition
 
 TRUNCATE = "_cdc_truncate"
 META = [
-    T.StructField(LSN, T.LongType(), False),
-    T.StructField(SEQ, T.LongType(), False),
+    *[T.StructField(c, T.LongType(), False) for c in order.COLUMNS],
     T.StructField(SOURCE_TS, T.TimestampType(), True),
     T.StructField(TRUNCATE, T.BooleanType(), False),
 ]
@@ -45,15 +44,16 @@ ENTRY, MARK = "__ledger_entry", "__ledger_mark"
 
 
 def newer(position: str) -> str:
-    """SQL: the change's position is strictly newer than the (lsn, seq) struct column `position`."""
-    return f"({LSN} > {position}.lsn OR ({LSN} = {position}.lsn AND {SEQ} > {position}.seq))"
+    """SQL: the change's position is newer than the position struct column `position`."""
+    return order.newer(order.columns(), order.fields(position))
 
 
-S_NEWER = f"(s.{LSN} > t.{LSN} OR (s.{LSN} = t.{LSN} AND s.{SEQ} > t.{SEQ}))"  # MERGE: source newer than target
+S_NEWER = order.newer(order.columns("s"), order.columns("t"))  # MERGE: source newer than target
 
 
 def _newest() -> Any:
-    return F.max(F.struct(F.col(LSN).alias("lsn"), F.col(SEQ).alias("seq")))
+    parts = zip(("epoch", "major", "seq"), order.COLUMNS, strict=True)
+    return F.max(F.struct(*[F.col(column).alias(name) for name, column in parts]))
 
 
 class DeleteLedger:
@@ -113,15 +113,15 @@ class DeleteLedger:
         """Raise the watermark to `position` and drop the entries it covers (one commit)."""
         self.ensure()
         schema = T.StructType(META)
-        mark = self.spark.createDataFrame([(position.lsn, position.seq, ts, True)], schema)
-        meta: dict[str, Any] = {LSN: f"s.{LSN}", SEQ: f"s.{SEQ}", SOURCE_TS: f"s.{SOURCE_TS}"}
+        mark = self.spark.createDataFrame([(*position_values(position), ts, True)], schema)
+        meta: dict[str, Any] = {c: f"s.{c}" for c in (*order.COLUMNS, SOURCE_TS)}
         (
             DeltaTable.forPath(self.spark, self.path)
             .alias("t")
             .merge(mark.alias("s"), f"t.{TRUNCATE}")
             .whenMatchedUpdate(condition=S_NEWER, set=meta)
             .whenNotMatchedInsert(values=meta | {TRUNCATE: "true"})
-            .whenNotMatchedBySourceDelete(condition=f"NOT t.{TRUNCATE} AND {older_than(position)}")
+            .whenNotMatchedBySourceDelete(condition=f"NOT t.{TRUNCATE} AND {order.row_older_than(position, 't')}")
             .execute()
         )
 
@@ -129,14 +129,10 @@ class DeleteLedger:
         """Record the deletes among `changes` (one per key, unguarded) and drop the entries of keys that a newer
         insert/update brought back (one commit)."""
         self.ensure()
-        source = changes.select(*[F.col(q(k)) for k in self.keys], LSN, SEQ, SOURCE_TS, IS_DELETE)
+        source = changes.select(*[F.col(q(k)) for k in self.keys], *order.COLUMNS, SOURCE_TS, IS_DELETE)
         on = " AND ".join(f"t.{q(k)} = s.{q(k)}" for k in self.keys) + f" AND NOT t.{TRUNCATE}"
-        values: dict[str, Any] = {q(k): f"s.{q(k)}" for k in self.keys} | {
-            LSN: f"s.{LSN}",
-            SEQ: f"s.{SEQ}",
-            SOURCE_TS: f"s.{SOURCE_TS}",
-            TRUNCATE: "false",
-        }
+        position: dict[str, Any] = {c: f"s.{c}" for c in (*order.COLUMNS, SOURCE_TS)}
+        values: dict[str, Any] = {q(k): f"s.{q(k)}" for k in self.keys} | position | {TRUNCATE: "false"}
         (
             DeltaTable.forPath(self.spark, self.path)
             .alias("t")
@@ -144,7 +140,7 @@ class DeleteLedger:
             .whenMatchedDelete(condition=f"NOT s.{IS_DELETE} AND {S_NEWER}")
             .whenMatchedUpdate(
                 condition=f"s.{IS_DELETE} AND {S_NEWER}",
-                set={LSN: f"s.{LSN}", SEQ: f"s.{SEQ}", SOURCE_TS: f"s.{SOURCE_TS}"},
+                set=position,
             )
             .whenNotMatchedInsert(condition=f"s.{IS_DELETE}", values=values)
             .execute()

@@ -1,7 +1,8 @@
 """The guarded MERGE of one table's changes (SCD type 1: the table mirrors the source).
 
-The guard compares the event's source position with the one stored in the row (`_cdc_lsn`, `_cdc_seq`): only a
-strictly newer event changes a row, so replays, duplicates after a worker restart and re-snapshots never move a row
+The guard compares the event's source position with the one stored in the row (`_cdc_epoch`, `_cdc_pos`,
+`_cdc_seq`; the order of spark_sink/position.py, in SQL by spark_sink/delta/order.py): only a newer event changes a
+row, so replays, duplicates after a worker restart and re-snapshots never move a row
 backwards. Truncates delete (or soft-delete) the rows older than the truncate's position, so they are idempotent too.
 """
 
@@ -13,21 +14,21 @@ from typing import Any
 from delta.tables import DeltaTable
 from pyspark.sql import DataFrame, SparkSession
 
+from spark_sink.delta import order
 from spark_sink.delta.tables import (
     CARRIED,
     DELETED,
     DELETED_AT,
     IS_DELETE,
-    LSN,
     OP,
-    SEQ,
     SOURCE_TS,
     UNAVAILABLE,
+    position_values,
     q,
 )
 from spark_sink.position import SourcePosition
 
-GUARD = f"(t.{LSN} IS NULL OR s.{LSN} > t.{LSN} OR (s.{LSN} = t.{LSN} AND s.{SEQ} > t.{SEQ}))"
+GUARD = f"(t.{order.POS} IS NULL OR {order.newer(order.columns('s'), order.columns('t'))})"
 
 
 @dataclass(frozen=True)
@@ -46,39 +47,29 @@ def keep_table_value(column: str) -> str:
     or when the value was carried from an earlier event of the batch that the table has already passed."""
     c, name = q(column), sql_str(column)
     carried = f"s.{CARRIED}[{name}]"
-    stale = (
-        f"{carried} IS NOT NULL AND t.{LSN} IS NOT NULL AND NOT ({carried}.lsn > t.{LSN} "
-        f"OR ({carried}.lsn = t.{LSN} AND {carried}.seq > t.{SEQ}))"
-    )
+    newer = order.newer(order.fields(carried), order.columns("t"))
+    stale = f"{carried} IS NOT NULL AND t.{order.POS} IS NOT NULL AND NOT {newer}"
     return f"CASE WHEN array_contains(s.{UNAVAILABLE}, {name}) OR ({stale}) THEN t.{c} ELSE s.{c} END"
-
-
-def older_than(pos: SourcePosition) -> str:
-    return f"({LSN} IS NULL OR {LSN} < {pos.lsn} OR ({LSN} = {pos.lsn} AND {SEQ} < {pos.seq}))"
 
 
 def truncate(spark: SparkSession, path: str, pos: SourcePosition, ts_sql: str, soft: bool) -> None:
     table = DeltaTable.forPath(spark, path)
     if soft:
+        marks: dict[str, Any] = {DELETED: "true", DELETED_AT: ts_sql, OP: "'t'"}
+        marks |= dict(zip(order.COLUMNS, map(str, position_values(pos)), strict=True))
         table.update(
-            condition=f"{older_than(pos)} AND NOT coalesce({DELETED}, false)",
-            set={
-                DELETED: "true",
-                DELETED_AT: ts_sql,
-                OP: "'t'",
-                LSN: str(pos.lsn),
-                SEQ: str(pos.seq),
-            },
+            condition=f"{order.row_older_than(pos)} AND NOT coalesce({DELETED}, false)",
+            set=marks,
         )
     else:
-        table.delete(older_than(pos))
+        table.delete(order.row_older_than(pos))
 
 
 def merge(
     spark: SparkSession, path: str, source: DataFrame, data_columns: list[str], key_columns: tuple[str, ...], soft: bool
 ) -> MergeCounts:
     on = " AND ".join(f"t.{q(k)} <=> s.{q(k)}" for k in key_columns)
-    meta: dict[str, Any] = {LSN: f"s.{LSN}", SEQ: f"s.{SEQ}", OP: f"s.{OP}", SOURCE_TS: f"s.{SOURCE_TS}"}
+    meta: dict[str, Any] = {c: f"s.{c}" for c in (*order.COLUMNS, OP, SOURCE_TS)}
     keep_toast: dict[str, Any] = {q(c): keep_table_value(c) for c in data_columns}
     insert: dict[str, Any] = {q(c): f"s.{q(c)}" for c in data_columns} | meta
     upsert, delete = f"NOT s.{IS_DELETE}", f"s.{IS_DELETE}"

@@ -12,8 +12,10 @@ from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
-from spark_sink.delta.merge import MergeCounts, older_than
-from spark_sink.delta.tables import LSN, META_FIELDS, OP, SEQ, SOURCE_TS, TableCheck, q, ts_from_ms
+from spark_sink.decoding.base import ChangeEvent
+from spark_sink.delta import order
+from spark_sink.delta.merge import MergeCounts
+from spark_sink.delta.tables import META_FIELDS, OP, SOURCE_TS, TableCheck, position_values, q, ts_from_ms
 from spark_sink.planning import TablePlan, key_tuple, scd2_histories
 from spark_sink.position import SourcePosition
 from spark_sink.types import infer
@@ -42,7 +44,7 @@ def _latest(spark: SparkSession, path: str, plan: TablePlan, check: TableCheck) 
     latest = (
         table.join(F.broadcast(key_df), list(plan.key_columns))
         .groupBy(*plan.key_columns)
-        .agg(F.max_by(F.struct(*[F.col(q(c)) for c in cols]), F.struct(F.col(LSN), F.col(SEQ))).alias("v"))
+        .agg(F.max_by(F.struct(*[F.col(q(c)) for c in cols]), F.struct(*order.COLUMNS)).alias("v"))
         .collect()
     )
     return {tuple((k, r["v"][k]) for k in plan.key_columns): r["v"] for r in latest}
@@ -54,13 +56,17 @@ def apply(spark: SparkSession, path: str, plan: TablePlan, check: TableCheck) ->
         t_event = max((e for e in plan.events if e.op == "t"), key=lambda e: e.position)
         ts = "CAST(NULL AS TIMESTAMP)" if t_event.source_ts_ms is None else f"timestamp_millis({t_event.source_ts_ms})"
         table.update(
-            condition=f"{IS_CURRENT} AND {older_than(plan.truncate_at)}", set={VALID_TO: ts, IS_CURRENT: "false"}
+            condition=f"{IS_CURRENT} AND {order.row_older_than(plan.truncate_at)}",
+            set={VALID_TO: ts, IS_CURRENT: "false"},
         )
     latest = _latest(spark, path, plan, check)
 
-    def newer(e: Any) -> bool:
+    def newer(e: ChangeEvent) -> bool:
         row = latest.get(key_tuple(e))
-        return row is None or row[LSN] is None or e.position > SourcePosition(row[LSN], row[SEQ] or 0)
+        if row is None or row[order.POS] is None:
+            return True
+        stored = SourcePosition(int(row[order.EPOCH] or 0), int(row[order.POS]), int(row[order.SEQ] or 0))
+        return e.position.newer_than(stored)
 
     histories = scd2_histories(plan, newer)
     names = [f.name for f in check.data_schema.fields]
@@ -75,8 +81,7 @@ def apply(spark: SparkSession, path: str, plan: TablePlan, check: TableCheck) ->
             rows.append(
                 (
                     *[None] * len(names),
-                    None,
-                    None,
+                    *[None] * len(order.COLUMNS),
                     None,
                     None,
                     None,
@@ -96,8 +101,7 @@ def apply(spark: SparkSession, path: str, plan: TablePlan, check: TableCheck) ->
             rows.append(
                 (
                     *values,
-                    e.position.lsn,
-                    e.position.seq,
+                    *position_values(e.position),
                     e.op,
                     ts_from_ms(e.source_ts_ms),
                     ts_from_ms(v.valid_from_ms),
@@ -122,7 +126,7 @@ def apply(spark: SparkSession, path: str, plan: TablePlan, check: TableCheck) ->
         staged = staged.withColumn(name, staged[name].cast(target))
     on = " AND ".join(f"t.{q(k)} = s.{q(MK + k)}" for k in plan.key_columns) + f" AND t.{IS_CURRENT}"
     insert: dict[str, Any] = {q(c): f"s.{q(c)}" for c in names} | {
-        c: f"s.{c}" for c in (LSN, SEQ, OP, SOURCE_TS, VALID_FROM, VALID_TO, IS_CURRENT)
+        c: f"s.{c}" for c in (*order.COLUMNS, OP, SOURCE_TS, VALID_FROM, VALID_TO, IS_CURRENT)
     }
     result = (
         table.alias("t")

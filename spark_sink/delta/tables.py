@@ -12,24 +12,32 @@ from delta.tables import DeltaTable
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import types as T
 
+from spark_sink.delta.order import COLUMNS as POSITION_COLUMNS
+from spark_sink.delta.order import EPOCH, POS, SEQ
+from spark_sink.delta.order import STRUCT as POSITION
 from spark_sink.planning import TablePlan
+from spark_sink.position import SourcePosition
 from spark_sink.spark_types import evolvable_struct, same_type, to_spark
 from spark_sink.types import infer
 
 log = logging.getLogger("spark_sink")
 
-LSN, SEQ, OP, SOURCE_TS = "_cdc_lsn", "_cdc_seq", "_cdc_op", "_cdc_source_ts"
+OP, SOURCE_TS = "_cdc_op", "_cdc_source_ts"
 DELETED, DELETED_AT = "_deleted", "_deleted_at"
 IS_DELETE, UNAVAILABLE, CARRIED = "__cdc_delete", "__cdc_unavailable", "__cdc_carried"
-POSITION = T.StructType([T.StructField("lsn", T.LongType(), False), T.StructField("seq", T.LongType(), False)])
+POSITION_FIELDS = [T.StructField(c, T.LongType(), True) for c in POSITION_COLUMNS]
 META_FIELDS = [
-    T.StructField(LSN, T.LongType(), True),
-    T.StructField(SEQ, T.LongType(), True),
+    *POSITION_FIELDS,
     T.StructField(OP, T.StringType(), True),
     T.StructField(SOURCE_TS, T.TimestampType(), True),
 ]
 SOFT_FIELDS = [T.StructField(DELETED, T.BooleanType(), True), T.StructField(DELETED_AT, T.TimestampType(), True)]
-RESERVED = {LSN, SEQ, OP, SOURCE_TS, DELETED, DELETED_AT, IS_DELETE, UNAVAILABLE, CARRIED}
+RESERVED = {EPOCH, POS, SEQ, OP, SOURCE_TS, DELETED, DELETED_AT, IS_DELETE, UNAVAILABLE, CARRIED}
+
+
+def position_values(pos: SourcePosition) -> tuple[int, int, int]:
+    """The position columns' values (POSITION_FIELDS order; also a POSITION struct)."""
+    return (pos.epoch, pos.major, pos.seq)
 
 
 class IncompatibleTableError(ValueError):
@@ -171,13 +179,12 @@ def source_frame(
         rows.append(
             (
                 *values,
-                e.position.lsn,
-                e.position.seq,
+                *position_values(e.position),
                 e.op,
                 ts_from_ms(e.source_ts_ms),
                 e.op == "d",
                 sorted(e.unavailable),
-                {c: (p.lsn, p.seq) for c, p in e.carried.items()},
+                {c: position_values(p) for c, p in e.carried.items()},
             )
         )
     frame = spark.createDataFrame(rows, schema)

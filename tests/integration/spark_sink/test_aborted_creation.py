@@ -60,7 +60,7 @@ def test_a_creation_killed_before_its_commit_is_redone(
     cleared = [r.getMessage() for r in caplog.records if "killed before its first commit" in r.getMessage()]
     assert len(cleared) == 2, cleared  # the table and its delete ledger
     assert [(r["id"], r["v"]) for r in rows(spark, str(wh / "items"))] == [(1, "one")]
-    assert [(r["id"], r["_cdc_lsn"]) for r in rows(spark, str(wh / "_cdc_deletes" / "items"))] == [(2, 120)]
+    assert [(r["id"], r["_cdc_pos"]) for r in rows(spark, str(wh / "_cdc_deletes" / "items"))] == [(2, 120)]
 
 
 def test_a_log_with_anything_committed_is_left_alone(spark: Any, tmp_path: Path) -> None:

@@ -24,7 +24,8 @@ from connect_worker.kafka.reader import read_to_end
 from spark_sink.decoding import DecodeFailure, RawRecord, decoder_for
 from spark_sink.decoding.avro_decoder import AvroDecoder
 from spark_sink.decoding.schema_registry import RegistryClient, UnknownSchema
-from spark_sink.delta.tables import LSN, OP, SEQ, SOURCE_TS
+from spark_sink.delta.order import EPOCH, POS, SEQ
+from spark_sink.delta.tables import OP, SOURCE_TS
 from tests.integration.postgres.test_connector_e2e import connector_config
 from tests.integration.postgres.test_type_mapping import COLUMNS
 from tests.integration.spark_sink.support import run_job
@@ -35,7 +36,7 @@ pytestmark = [pytest.mark.integration, pytest.mark.spark]
 PLACEHOLDER = "__debezium_unavailable_value"
 # the position columns of a snapshot read are each connector's own (its slot's LSN); a streamed change has the
 # WAL position both connectors read
-SNAPSHOT_OWN = (LSN, SEQ, SOURCE_TS)
+SNAPSHOT_OWN = (EPOCH, POS, SEQ, SOURCE_TS)
 
 
 def _big(seed: int) -> str:

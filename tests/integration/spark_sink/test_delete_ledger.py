@@ -54,8 +54,8 @@ def test_replayed_older_changes_do_not_revive_deleted_or_truncated_rows(
         return {r["id"]: (r["v"], r.get("_deleted")) for r in got}  # a truncate-only batch creates no data columns
 
     def ledger(tbl: Table) -> list[tuple[Any, int, bool]]:
-        got = rows(spark, str(wh / "_cdc_deletes" / tbl.table), "_cdc_lsn")
-        return [(r.get("id"), r["_cdc_lsn"], r["_cdc_truncate"]) for r in got]  # keyless after a truncate only
+        got = rows(spark, str(wh / "_cdc_deletes" / tbl.table), "_cdc_pos")
+        return [(r.get("id"), r["_cdc_pos"], r["_cdc_truncate"]) for r in got]  # keyless after a truncate only
 
     # batch 1: key 1 inserted and deleted in the same batch; keys 2 and 3 inserted; in `trunc` and `soft` an insert
     # and a later truncate in the same batch (the plan drops the insert: no row ever carries its position)

@@ -178,8 +178,8 @@ def test_cdc_semantics_end_to_end_on_kafka(spark: Any, setup: dict[str, Any]) ->
     assert sorted(got) == [1, 3]
     one = got[1]
     assert one["name"] == "c" and one["big"] == "big-1"
-    assert one["_cdc_lsn"] == 300 and one["_cdc_op"] == "u"
-    assert got[3]["name"] == "newest" and got[3]["_cdc_lsn"] == 500
+    assert one["_cdc_pos"] == 300 and one["_cdc_op"] == "u"
+    assert got[3]["name"] == "newest" and got[3]["_cdc_pos"] == 500
     # type fidelity
     assert one["price"] == Decimal("12.34")
     assert one["amount"] == Decimal("3.14159")
@@ -208,7 +208,7 @@ def test_cdc_semantics_end_to_end_on_kafka(spark: Any, setup: dict[str, Any]) ->
     assert [(r["id"], r["v"]) for r in rows(spark, str(wh / "trunc"))] == [(3, "post")]
     softs = {r["id"]: r for r in rows(spark, str(wh / "soft"))}
     assert softs[1]["_deleted"] is False and softs[2]["_deleted"] is True and softs[2]["v"] == "gone"
-    versions = rows(spark, str(wh / "hist"), "_cdc_lsn")
+    versions = rows(spark, str(wh / "hist"), "_cdc_pos")
     assert [(r["v"], r["is_current"]) for r in versions] == [("v1", False), ("v2", True)]
     assert versions[0]["valid_to"] == versions[1]["valid_from"]
     assert [(r["id"], r["v"]) for r in rows(spark, str(wh / "loose"))] == [(1, "schemaless")]
@@ -243,13 +243,13 @@ def test_cdc_semantics_end_to_end_on_kafka(spark: Any, setup: dict[str, Any]) ->
 
     got = {r["id"]: r for r in rows(spark, str(wh / "items"))}
     assert sorted(got) == [1, 3, 4]
-    assert got[1]["name"] == "d" and got[1]["big"] == "big-1" and got[1]["_cdc_lsn"] == 600
+    assert got[1]["name"] == "d" and got[1]["big"] == "big-1" and got[1]["_cdc_pos"] == 600
     assert got[3]["name"] == "newest"
     assert got[4]["extra"] == "e" and got[1]["extra"] is None
     assert [(r["id"], r["v"]) for r in rows(spark, str(wh / "trunc"))] == [(3, "post")]
     assert [r["v"] for r in rows(spark, str(wh / "evolve"))] == [10]  # untouched
     assert rows(spark, str(wh / "soft"))[1]["_deleted"] is True
-    versions = rows(spark, str(wh / "hist"), "_cdc_lsn")
+    versions = rows(spark, str(wh / "hist"), "_cdc_pos")
     assert [(r["v"], r["is_current"]) for r in versions] == [("v1", False), ("v2", False), ("v3", True)]
     m = processor.history[-1]
     evolve_metrics = m.table("evolve")

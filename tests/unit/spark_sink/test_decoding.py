@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from spark_sink.decoding import ChangeEvent, DecodeFailure, RawRecord, Skipped, TxMarker, decoder_for
-from spark_sink.position import UNKNOWN_LSN, SourcePosition, position_of
+from spark_sink.position import SourcePosition
 from spark_sink.types.model import DATE, INT, STRING, TIMESTAMP, ArrayT, DecimalT, StructT
 from tests.spec_captures import LIVE_ROW_SCHEMA_FIELDS
 
@@ -103,7 +103,7 @@ def test_live_capture_decodes_to_natural_types() -> None:
     assert types["id"] == INT and types["balance"] == DecimalT(10, 2) and types["created"] == DATE
     assert types["ts"] == TIMESTAMP and types["tags"] == ArrayT(STRING) and types["payload"] == STRING
     assert types["amount"] == DecimalT(38, 18)
-    assert event.position == SourcePosition(22182192, 1)
+    assert event.position == SourcePosition(0, 22182192, 1)
     assert event.source_table == "public.customers" and event.tx_id == "729" and event.source_ts_ms == 1795303602364
 
 
@@ -192,10 +192,3 @@ def test_transaction_topic_and_heartbeats() -> None:
     assert marker.commit_lsn == 22183064
     beat = decode(RawRecord("__debezium-heartbeat.dbserver1", 0, 0, b'{"serverName":"dbserver1"}', b'{"ts_ms":1}'))
     assert isinstance(beat, Skipped) and beat.reason == "heartbeat"
-
-
-def test_positions() -> None:
-    assert position_of({"lsn": 5}, None) == SourcePosition(5, 0)
-    assert position_of({"lsn": None, "sequence": '["3","9"]'}, {"total_order": 2}) == SourcePosition(9, 2)
-    assert position_of(None, None) == SourcePosition(UNKNOWN_LSN, 0)
-    assert SourcePosition(9, 0) < SourcePosition(9, 1) < SourcePosition(10, 0)

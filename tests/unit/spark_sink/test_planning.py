@@ -39,7 +39,7 @@ def ev(
         key=None if key is None else {"id": key},
         row=row,
         schema=schema if key is not None else RowSchema(()),
-        position=SourcePosition(lsn, seq),
+        position=SourcePosition(0, lsn, seq),
         unavailable=unavailable,
         source_table="s.t",
         tx_id=tx,
@@ -68,7 +68,7 @@ def test_toast_is_carried_from_earlier_events_of_the_key() -> None:
         [ev("c", 1, 1, "a", big="X"), ev("u", 1, 2, "b", big="Y"), ev("u", 1, 3, "c", unavailable=frozenset({"big"}))]
     )
     assert values(got) == [("u", 1, "c", "Y")]
-    assert got[0].unavailable == frozenset() and got[0].carried == {"big": SourcePosition(2, 0)}
+    assert got[0].unavailable == frozenset() and got[0].carried == {"big": SourcePosition(0, 2, 0)}
     alone = last_per_key([ev("u", 1, 3, "c", unavailable=frozenset({"big"}))])
     assert alone[0].unavailable == {"big"}  # the MERGE keeps the table's value
 
@@ -84,7 +84,7 @@ def test_delete_keeps_last_values_and_resets_toast() -> None:
 
 def test_truncate_drops_earlier_events() -> None:
     plan = plan_table("t", [ev("c", 1, 1, "a"), ev("t", None, 5), ev("c", 2, 7, "b"), ev("u", 1, 3, "x")])
-    assert plan.truncate_at == SourcePosition(5, 0)
+    assert plan.truncate_at == SourcePosition(0, 5, 0)
     assert values(list(plan.changes)) == [("c", 2, "b", "B")]
 
 
@@ -107,7 +107,7 @@ def test_scd2_versions() -> None:
     one = [(v.event.row["v"], v.valid_from_ms, v.valid_to_ms, v.is_current) for v in histories[1].versions]  # type: ignore[index]
     assert one == [("a", 10, 20, False), ("b", 20, 30, False)]
     assert [v.is_current for v in histories[2].versions] == [True]
-    guarded = scd2_histories(plan, after=lambda e: e.position > SourcePosition(2, 0))
+    guarded = scd2_histories(plan, after=lambda e: e.position > SourcePosition(0, 2, 0))
     assert [h.first.op for h in guarded] == ["d", "c"]
 
 

@@ -19,7 +19,7 @@ def ev(key: int, lsn: int, tx: str | None, *, offset: int, table: str = "s.a", o
         key={"id": key},
         row={"id": key},
         schema=SCHEMA,
-        position=SourcePosition(lsn, 0),
+        position=SourcePosition(0, lsn, 0),
         source_table=table,
         tx_id=tx,
     )
