@@ -21,7 +21,7 @@ from pyspark.sql import types as T
 
 from spark_sink.config import SinkConfig, join_path
 from spark_sink.decoding.base import ChangeEvent, DecodeFailure, Decoder, RawRecord, Skipped, TxMarker
-from spark_sink.delta import dead_letter, deletes, merge, scd2
+from spark_sink.delta import dead_letter, deletes, merge, multiset, scd2
 from spark_sink.delta.tables import (
     META_FIELDS,
     SOFT_FIELDS,
@@ -152,14 +152,20 @@ class BatchProcessor:
         self.history.append(metrics)
         return metrics
 
+    def _expire_before_ms(self) -> int | None:
+        """Delete-ledger entries of deletes older than this (source time) are forgotten (`delete_ledger_retention`)."""
+        retention = self.config.delete_ledger_retention_ms
+        return None if retention is None else int(self.clock() * 1000) - retention
+
     def _fail_fast(self, message: str) -> None:
         if self.config.fail_fast:
             raise SinkError(message)
 
-    def _extra_fields(self, soft: bool, history: bool) -> list[T.StructField]:
+    def _extra_fields(self, soft: bool, history: bool, keyless: bool = False) -> list[T.StructField]:
         if history:
             return list(META_FIELDS) + list(scd2.HISTORY_FIELDS)
-        return list(META_FIELDS) + (list(SOFT_FIELDS) if soft else [])
+        counted = [multiset.COUNT_FIELD] if keyless else []
+        return list(META_FIELDS) + (list(SOFT_FIELDS) if soft else []) + counted
 
     def _check_all(
         self, plans: Iterable[TablePlan], metrics: BatchMetrics, letters: list[dead_letter.DeadLetter]
@@ -169,11 +175,15 @@ class BatchProcessor:
             opts = self.config.options_for(plan.table)
             soft, history = opts.delete_mode == "soft", bool(opts.scd2)
             try:
+                if history and plan.keyless:
+                    raise IncompatibleTableError(
+                        "scd2 history needs a primary key: the table has none (its changes have no record key)"
+                    )
                 check = check_table(
                     self.spark,
                     self.config.table_path(plan.table),
                     plan,
-                    self._extra_fields(soft, history),
+                    self._extra_fields(soft, history, plan.keyless),
                 )
             except SPARK_ERRORS as e:
                 reason = f"{type(e).__name__}: {e}"
@@ -201,21 +211,33 @@ class BatchProcessor:
         try:
             if self.fault is not None:
                 self.fault(batch_id, plan.table)
-            extra = self._extra_fields(p.soft, p.scd2)
+            extra = self._extra_fields(p.soft, p.scd2, plan.keyless)
             tm.added_columns = ensure_table(self.spark, p.check, extra)
             path = p.check.path
             if p.scd2:
                 counts = scd2.apply(self.spark, path, plan, p.check)
+            elif plan.keyless:
+                counts = multiset.apply(
+                    self.spark,
+                    plan,
+                    p.check,
+                    soft=p.soft,
+                    watermark_path=self.config.watermark_path(plan.table),
+                    app_id=f"{self._idempotence_id()}-{plan.table}",
+                    batch_id=batch_id,
+                )
+                tm.truncated = plan.truncate_at is not None
             else:
                 ledger = deletes.DeleteLedger(
-                    self.spark, self.config.delete_ledger_path(plan.table), self._key_fields(p)
+                    self.spark,
+                    self.config.delete_ledger_path(plan.table),
+                    self._key_fields(p),
+                    self._expire_before_ms(),
                 )
                 if plan.truncate_at is not None:
                     truncate_event = max((e for e in plan.events if e.op == "t"), key=lambda e: e.position)
-                    ts = truncate_event.source_ts_ms
-                    ts_sql = "CAST(NULL AS TIMESTAMP)" if ts is None else f"timestamp_millis({ts})"
-                    merge.truncate(self.spark, path, plan.truncate_at, ts_sql, p.soft)
-                    ledger.record_truncate(plan.truncate_at, ts_from_ms(ts))
+                    merge.truncate(self.spark, path, plan.truncate_at, merge.truncate_ts_sql(plan), p.soft)
+                    ledger.record_truncate(plan.truncate_at, ts_from_ms(truncate_event.source_ts_ms))
                     tm.truncated = True
                 counts = merge.MergeCounts()
                 if plan.changes:

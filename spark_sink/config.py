@@ -24,6 +24,7 @@ fail_fast = false
 trigger = "available-now"                    # available-now | once | processing-time=<interval>
 unavailable_value_placeholder = "__debezium_unavailable_value"
 variable_scale = 18                          # scale of PG `numeric` without precision
+delete_ledger_retention = "30 days"          # forget hard deletes older than this (unset: remember for ever)
 transaction_consistent = false               # apply only complete transactions (needs the transaction topic)
 transaction_topic = "dbserver1.transaction"
 
@@ -52,6 +53,7 @@ from urllib.parse import urlsplit
 
 DELETE_MODES = ("hard", "soft")
 FORMATS = ("json", "avro")  # the decoders of spark_sink.decoding.registry
+RETENTION_RE = re.compile(r"^\s*([1-9][0-9]*)\s+(days?|hours?|minutes?)\s*$")
 TRIGGER_RE = re.compile(r"^(available-now|once|processing-time=.+)$")
 _UNSAFE = re.compile(r"[^A-Za-z0-9_]")
 DEFAULT_BOOTSTRAP_SERVERS = "localhost:9092"  # what Kafka's own command-line tools assume
@@ -117,6 +119,7 @@ class SinkConfig:
     trigger: str = "available-now"
     unavailable_value_placeholder: str = "__debezium_unavailable_value"
     variable_scale: int = 18
+    delete_ledger_retention: str | None = None  # "<n> days|hours|minutes": how long hard deletes are remembered
     transaction_consistent: bool = False
     transaction_topic: str | None = None
     query_name: str = "spark_sink"
@@ -141,6 +144,19 @@ class SinkConfig:
 
     def table_path(self, table: str) -> str:
         return join_path(self.warehouse, table)
+
+    @property
+    def delete_ledger_retention_ms(self) -> int | None:
+        """`delete_ledger_retention` in milliseconds (None: remember deletes for ever)."""
+        match = RETENTION_RE.match(self.delete_ledger_retention or "")
+        if match is None:
+            return None
+        unit = {"day": 86_400_000, "hour": 3_600_000, "minute": 60_000}[match.group(2).rstrip("s")]
+        return int(match.group(1)) * unit
+
+    def watermark_path(self, table: str) -> str:
+        """The applied-through watermark of a table without a primary key (spark_sink/delta/watermark.py)."""
+        return join_path(self.warehouse, "_cdc_watermarks", table)
 
     def delete_ledger_path(self, table: str) -> str:
         """Where the hard-delete ledger of `table` lives (see spark_sink/delta/deletes.py)."""
@@ -195,6 +211,8 @@ class SinkConfig:
             problems.append("sink.trigger must be available-now, once or processing-time=<interval>")
         if self.max_offsets_per_trigger is not None and self.max_offsets_per_trigger <= 0:
             problems.append("source.max_offsets_per_trigger must be positive")
+        if self.delete_ledger_retention is not None and not RETENTION_RE.match(self.delete_ledger_retention):
+            problems.append('sink.delete_ledger_retention must be "<n> days", "<n> hours" or "<n> minutes"')
         if not 0 <= self.variable_scale <= 38:
             problems.append("sink.variable_scale must be within 0..38")
         if self.transaction_consistent and not self.transaction_topic:
@@ -268,6 +286,7 @@ _SECTIONS: dict[str, dict[str, str]] = {
             "trigger",
             "unavailable_value_placeholder",
             "variable_scale",
+            "delete_ledger_retention",
             "transaction_consistent",
             "transaction_topic",
             "query_name",

@@ -34,6 +34,7 @@ class TablePlan:
     key_columns: tuple[str, ...]
     typed: bool = True
     errors: tuple[str, ...] = field(default_factory=tuple)
+    keyless: bool = False  # a table without a primary key: `changes` holds every change, whole rows identify them
 
     @property
     def max_source_ts_ms(self) -> int | None:
@@ -123,17 +124,21 @@ def plan_table(table: str, events: list[ChangeEvent]) -> TablePlan:
     key_sets = {tuple(e.key) for e in data if e.key is not None}
     if len(key_sets) > 1:
         raise IncompatibleSchemaError(f"the key columns change within the batch: {sorted(key_sets)}")
+    keyless = any(e.keyless for e in data)
+    if keyless and key_sets:
+        raise IncompatibleSchemaError("the batch has changes with and without a primary key: the key was dropped/added")
     key_columns = next(iter(key_sets)) if key_sets else ()
     schema, typed = union_schema(data)
     return TablePlan(
         table=table,
         topics=topics,
         events=tuple(events),
-        changes=tuple(last_per_key(data)),
+        changes=tuple(data) if keyless else tuple(last_per_key(data)),
         truncate_at=truncate_at,
         schema=schema,
         key_columns=key_columns,
         typed=typed,
+        keyless=keyless,
     )
 
 

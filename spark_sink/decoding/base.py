@@ -44,7 +44,7 @@ class ChangeEvent:
 
     raw: RawRecord
     op: str
-    key: Mapping[str, Any] | None
+    key: Mapping[str, Any] | None  # None: a truncate, or a table without a primary key
     row: Mapping[str, Any] | None  # `after` for c/u/r, `before` (often key columns only) for d; key merged in
     schema: RowSchema
     position: SourcePosition
@@ -56,6 +56,12 @@ class ChangeEvent:
     source_table: str | None = None  # "schema.table" of the source block
     tx_id: str | None = None  # the txId part of the `transaction` block's id (None: no transaction block)
     typed: bool = True  # False for schemaless JSON (types inferred)
+    before: Mapping[str, Any] | None = None  # keyless tables' updates: the whole old row (REPLICA IDENTITY FULL)
+
+    @property
+    def keyless(self) -> bool:
+        """A change of a table without a primary key: the whole row is its identity."""
+        return self.key is None and self.op != "t"
 
     @property
     def tiebreak(self) -> tuple[int, int]:

@@ -23,6 +23,10 @@ from spark_sink.types.model import SinkType
 from spark_sink.types.registry import ConversionError, TypeRegistry
 
 DEFAULT_PLACEHOLDER = "__debezium_unavailable_value"
+_NO_OLD_ROW = (
+    "a change of a table without a primary key needs the whole old row (REPLICA IDENTITY FULL), but the event "
+    "has no 'before' image"
+)
 DATA_OPS = frozenset({"c", "u", "d", "r"})
 TX_VALUE = "io.debezium.connector.common.TransactionMetadataValue"
 HEARTBEAT = "io.debezium.connector.common.Heartbeat"
@@ -159,32 +163,62 @@ class EnvelopeReader:
         if op != "d" and not isinstance(row_payload, Mapping):
             return DecodeFailure(raw, f"op {op!r} without an '{row_field}' row")
         key = self._key(key_schema, key_payload)
+        if value_schema is not None and (value_schema.field("after") or value_schema.field("before")) is None:
+            return DecodeFailure(raw, "the envelope schema has no 'after'/'before' field")
+        row, unavailable, schema, typed = self._row(value_schema, row_payload, op)
         if key is None:
-            return DecodeFailure(raw, "the record has no key (table without a primary key): cannot be merged")
-        if value_schema is not None:
-            row_schema = value_schema.field("after") or value_schema.field("before")
-            if row_schema is None:
-                return DecodeFailure(raw, "the envelope schema has no 'after'/'before' field")
-            codec = self.row_codec(row_schema)
-            row, unavailable = (
-                codec.convert(row_payload, absent_is_unchanged=op == "u")
-                if isinstance(row_payload, Mapping)
-                else ({}, frozenset())
-            )
-            if op == "d":  # before may be partial (REPLICA IDENTITY DEFAULT): nothing but the key is trusted
-                unavailable = frozenset()
-            schema = codec.schema
-            typed = True
-        else:
-            row, unavailable, schema = self._schemaless_row(
-                row_payload if isinstance(row_payload, Mapping) else {}, absent_is_unchanged=op == "u"
-            )
-            typed = False
+            return self._keyless(raw, op, row, unavailable, schema, payload, value_schema, typed=typed)
+        if op == "d":  # before may be partial (REPLICA IDENTITY DEFAULT): nothing but the key is trusted
+            unavailable = frozenset()
         for k, v in key.items():
             row[k] = v
         if key_schema is None:
             schema = _with_key_columns(schema, key)
         return self._event(raw, op, key, row, schema, unavailable, payload, typed=typed)
+
+    def _row(
+        self, value_schema: ConnectSchema | None, row_payload: Any, op: str
+    ) -> tuple[dict[str, Any], frozenset[str], RowSchema, bool]:
+        """A `before`/`after` image converted: values, unavailable columns, the row schema, typed or inferred."""
+        image = row_payload if isinstance(row_payload, Mapping) else {}
+        if value_schema is None:
+            row, unavailable, schema = self._schemaless_row(image, absent_is_unchanged=op == "u")
+            return row, unavailable, schema, False
+        codec = self.row_codec(value_schema.field("after") or value_schema.field("before"))  # type: ignore[arg-type]
+        row, unavailable = codec.convert(image, absent_is_unchanged=op == "u") if image else ({}, frozenset())
+        return row, unavailable, codec.schema, True
+
+    def _keyless(
+        self,
+        raw: RawRecord,
+        op: str,
+        row: dict[str, Any],
+        unavailable: frozenset[str],
+        schema: RowSchema,
+        payload: Mapping[str, Any],
+        value_schema: ConnectSchema | None,
+        *,
+        typed: bool,
+    ) -> Decoded:
+        """A change of a table without a primary key (null record key): the whole row identifies it, so an update
+        or delete needs the whole old row (REPLICA IDENTITY FULL), and no column may be left unsent."""
+        before: dict[str, Any] | None = None
+        if op == "u":
+            if not isinstance(payload.get("before"), Mapping):
+                return DecodeFailure(raw, _NO_OLD_ROW)
+            before, before_unavailable, _, _ = self._row(value_schema, payload["before"], "r")
+            filled = {c for c in unavailable if c in before and c not in before_unavailable}
+            row.update({c: before[c] for c in filled})
+            unavailable = (unavailable - filled) | before_unavailable
+        elif op == "d" and not isinstance(payload.get("before"), Mapping):
+            return DecodeFailure(raw, _NO_OLD_ROW)
+        if unavailable:
+            return DecodeFailure(
+                raw,
+                f"a table without a primary key is identified by whole rows, but {sorted(unavailable)} carry no "
+                "value (unchanged TOAST or not sent): the row cannot be found",
+            )
+        return self._event(raw, op, None, row, schema, frozenset(), payload, typed=typed, before=before)
 
     def _key(self, key_schema: ConnectSchema | None, key_payload: Any) -> dict[str, Any] | None:
         if not isinstance(key_payload, Mapping) or not key_payload:
@@ -235,6 +269,7 @@ class EnvelopeReader:
         payload: Mapping[str, Any],
         *,
         typed: bool,
+        before: Mapping[str, Any] | None = None,
     ) -> ChangeEvent | DecodeFailure:
         source = payload.get("source") if isinstance(payload.get("source"), Mapping) else None
         transaction = payload.get("transaction") if isinstance(payload.get("transaction"), Mapping) else None
@@ -259,6 +294,7 @@ class EnvelopeReader:
             source_table=table,
             tx_id=tx_id,
             typed=typed,
+            before=before,
         )
 
     def _tx_marker(self, raw: RawRecord, payload: Mapping[str, Any]) -> TxMarker:

@@ -11,7 +11,10 @@ batch is dropped by the plan, and its replay would otherwise be inserted later).
 
 Pruning, exact: a truncate drops every entry older than it (the watermark covers them); the ledger MERGE of a batch
 with deletes also drops the entries of keys re-inserted by a newer change (the row's own guard covers them again:
-every later replay is older than the row). Entries of keys that stay deleted stay; they are a few bytes each.
+every later replay is older than the row). Entries of keys that stay deleted stay, a few bytes each, until
+`sink.delete_ledger_retention` (by the delete's source time) expires them in the next ledger write: a replay older
+than the retention could then bring such a row back, so choose it longer than any replay (worker offsets lost,
+topics re-read from the start).
 
 Crash safety: the table's MERGE commits before the ledger's; a batch killed in between is replayed whole and records
 the same positions again (both writes are idempotent). The ledger lives at `<warehouse>/_cdc_deletes/<table>`:
@@ -57,8 +60,15 @@ def _newest() -> Any:
 
 
 class DeleteLedger:
-    def __init__(self, spark: SparkSession, path: str, key_fields: Sequence[T.StructField]) -> None:
+    def __init__(
+        self,
+        spark: SparkSession,
+        path: str,
+        key_fields: Sequence[T.StructField],
+        expire_before_ms: int | None = None,
+    ) -> None:
         self.spark = spark
+        self.expire_before_ms = expire_before_ms  # entries of deletes older than this (source time) are dropped
         self.path = path
         self.key_fields = [T.StructField(f.name, f.dataType, True) for f in key_fields]
         self.keys = [f.name for f in key_fields]
@@ -133,7 +143,11 @@ class DeleteLedger:
         on = " AND ".join(f"t.{q(k)} = s.{q(k)}" for k in self.keys) + f" AND NOT t.{TRUNCATE}"
         position: dict[str, Any] = {c: f"s.{c}" for c in (*order.COLUMNS, SOURCE_TS)}
         values: dict[str, Any] = {q(k): f"s.{q(k)}" for k in self.keys} | position | {TRUNCATE: "false"}
-        (
+        fresh = "true"
+        cutoff = None if self.expire_before_ms is None else f"timestamp_millis({self.expire_before_ms})"
+        if cutoff:  # an entry already past the retention is not written; older ones go in this commit
+            fresh = f"(s.{SOURCE_TS} IS NULL OR s.{SOURCE_TS} >= {cutoff})"
+        builder = (
             DeltaTable.forPath(self.spark, self.path)
             .alias("t")
             .merge(source.alias("s"), on)
@@ -142,6 +156,8 @@ class DeleteLedger:
                 condition=f"s.{IS_DELETE} AND {S_NEWER}",
                 set=position,
             )
-            .whenNotMatchedInsert(condition=f"s.{IS_DELETE}", values=values)
-            .execute()
+            .whenNotMatchedInsert(condition=f"s.{IS_DELETE} AND {fresh}", values=values)
         )
+        if cutoff:
+            builder = builder.whenNotMatchedBySourceDelete(condition=f"NOT t.{TRUNCATE} AND t.{SOURCE_TS} < {cutoff}")
+        builder.execute()

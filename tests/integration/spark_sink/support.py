@@ -31,12 +31,14 @@ def rows(spark: Any, path: str, order: str = "id") -> list[dict[str, Any]]:
     return [r.asDict() for r in spark.read.format("delta").load(path).orderBy(order).collect()]
 
 
-def run_job(spark: Any, config: Any, fault: Any = None) -> Any:
+def run_job(spark: Any, config: Any, fault: Any = None, clock: Any = None) -> Any:
     """One available-now run of the query (a job start: a restart when the checkpoint already exists)."""
     from spark_sink.job import make_processor, start
 
     processor = make_processor(spark, config)
     processor.fault = fault
+    if clock is not None:
+        processor.clock = clock
     query = start(spark, config, processor)
     assert query.awaitTermination(120), "the available-now query did not finish in 120 s"
     if query.exception() is not None:

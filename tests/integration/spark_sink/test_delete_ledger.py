@@ -97,3 +97,52 @@ def test_replayed_older_changes_do_not_revive_deleted_or_truncated_rows(
     assert table(hard) == {1: ("one-again", None)}
     assert ledger(hard) == [(2, 210, False), (3, 320, False)]
     assert table(trunc) == {1: ("post", None)} and table(soft) == {1: ("post", False)}
+
+
+def test_ledger_entries_expire_after_the_retention(
+    spark: Any, tmp_path: Path, unique_name: str, kafka_bootstrap: str
+) -> None:
+    """`delete_ledger_retention`: a delete older (by source time) than the retention is not recorded, and recorded
+    entries that grow older are dropped in the next ledger write; younger ones stay and keep guarding."""
+    import time
+
+    from spark_sink.config import SinkConfig
+
+    tbl = Table(unique_name, "public", "kept", FIELDS, ["id"])
+    kafka = Kafka(kafka_bootstrap)
+    kafka.create(tbl.topic)
+    wh = tmp_path / "warehouse"
+    config = SinkConfig(
+        bootstrap_servers=kafka_bootstrap,
+        topics=(tbl.topic,),
+        warehouse=str(wh),
+        checkpoint=str(tmp_path / "checkpoint"),
+        table_name_template="{table}",
+        query_name=f"r_{unique_name}",
+        delete_ledger_retention="1 minutes",
+    )
+    now_ms = int(time.time() * 1000)
+    young_ms = now_ms - 30_000
+    clock = [now_ms / 1000]  # the job's clock: the retention counts from it
+
+    def send(op: str, lsn: int, row_id: int, ts_ms: int) -> None:
+        row = {"id": row_id, "v": f"v{lsn}"}
+        after, before = (None, {"id": row_id}) if op == "d" else (row, None)
+        kafka.send(tbl.topic, tbl.key_bytes(row), tbl.value_bytes(op, lsn, after, before, ts_ms=ts_ms))
+
+    for row_id in (1, 2, 3):
+        send("c", 100 + row_id, row_id, now_ms - 600_000)
+    send("d", 200, 1, now_ms - 300_000)  # five minutes ago: past the retention already, never recorded
+    send("d", 210, 2, young_ms)  # thirty seconds ago: recorded
+    kafka.flush()
+    run_job(spark, config, clock=lambda: clock[0])
+    ledger = wh / "_cdc_deletes" / "kept"
+    assert [(r["id"], r["_cdc_pos"]) for r in rows(spark, str(ledger))] == [(2, 210)]
+
+    clock[0] = (young_ms + 61_000) / 1000  # a minute later: 2's entry is past the retention
+    send("d", 300, 3, now_ms)
+    send("c", 101, 1, now_ms - 600_000)  # a replay older than the retention: nothing guards it any more
+    kafka.flush()
+    run_job(spark, config, clock=lambda: clock[0])
+    assert [(r["id"], r["_cdc_pos"]) for r in rows(spark, str(ledger))] == [(3, 300)]  # 2's entry expired
+    assert [(r["id"], r["v"]) for r in rows(spark, str(wh / "kept"))] == [(1, "v101")]

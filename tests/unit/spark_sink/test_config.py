@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -111,3 +112,20 @@ def test_avro_flags_and_check_hides_credentials(tmp_path: Path, capsys: pytest.C
     assert shown["format"] == "avro" and shown["schema_registry_url"] == "http://u:****@r:8081/apis/ccompat/v7"
     assert shown["schema_registry_user_info"] == "****" and "secret" not in out and ":pw@" not in out
     assert main(["--config", str(p), "--check"]) == 2  # user info without avro
+
+
+def test_delete_ledger_retention() -> None:
+    sink: dict[str, Any] = {"warehouse": "/w", "checkpoint": "/c"}
+    base: dict[str, Any] = {"source": {"bootstrap_servers": "k:9092", "topics": ["t"]}, "sink": sink}
+    assert from_mapping(base).delete_ledger_retention_ms is None
+    for text, ms in (
+        ("30 days", 30 * 86_400_000),
+        ("1 day", 86_400_000),
+        ("12 hours", 43_200_000),
+        ("5 minutes", 300_000),
+    ):
+        config = from_mapping({**base, "sink": {**sink, "delete_ledger_retention": text}})
+        assert config.delete_ledger_retention_ms == ms
+    for bad in ("0 days", "7", "2 weeks", "-1 days"):
+        with pytest.raises(ConfigError, match="delete_ledger_retention"):
+            from_mapping({**base, "sink": {**sink, "delete_ledger_retention": bad}})

@@ -174,9 +174,29 @@ def test_only_the_transaction_block_ties_an_event_to_a_transaction() -> None:
     assert isinstance(result, ChangeEvent) and result.tx_id is None  # source.txId alone never gets an END
 
 
-def test_keyless_change_cannot_be_merged() -> None:
-    result = decode(record(envelope("c"), None))
-    assert isinstance(result, DecodeFailure) and "no key" in result.reason
+def test_keyless_changes_carry_whole_rows() -> None:
+    insert = decode(record(envelope("c"), None))
+    assert isinstance(insert, ChangeEvent) and insert.keyless and insert.key is None
+    assert insert.row is not None and insert.row["email"] == "b@x.org" and insert.before is None
+    old = dict(AFTER, email="old@x.org")
+    update = decode(record(envelope("u", before=old), None))
+    assert isinstance(update, ChangeEvent) and update.keyless
+    assert update.before is not None and update.before["email"] == "old@x.org"
+    assert update.row is not None and update.row["email"] == "b@x.org"
+    delete = decode(record(envelope("d", after=None, before=old), None))
+    assert isinstance(delete, ChangeEvent) and delete.row is not None and delete.row["email"] == "old@x.org"
+    # an unchanged TOAST column of the new row is taken from the whole old row (REPLICA IDENTITY FULL)
+    toasted = decode(record(envelope("u", after=dict(AFTER, email=PH), before=old), None))
+    assert isinstance(toasted, ChangeEvent) and toasted.row is not None and not toasted.unavailable
+    assert toasted.row["email"] == "old@x.org"
+
+
+def test_keyless_changes_without_the_whole_old_row_are_refused() -> None:
+    for op in ("u", "d"):
+        result = decode(record(envelope(op, after=None if op == "d" else AFTER, before=None), None))
+        assert isinstance(result, DecodeFailure) and "REPLICA IDENTITY FULL" in result.reason
+    both_toasted = decode(record(envelope("u", after=dict(AFTER, email=PH), before=dict(AFTER, email=PH)), None))
+    assert isinstance(both_toasted, DecodeFailure) and "['email'] carry no value" in both_toasted.reason
 
 
 def test_transaction_topic_and_heartbeats() -> None:

@@ -1,0 +1,165 @@
+"""Tables without a primary key (Debezium sends such changes with a null record key): the whole row is the identity.
+
+PostgreSQL can only update or delete rows of such a table under REPLICA IDENTITY FULL, so every update and delete
+carries the whole old row: an insert adds one to the count of its row content, a delete takes one away, an update
+does both (old content -1, new content +1). The table keeps one row per distinct content with `_cdc_count`, the
+number of identical source rows (a source table may hold duplicates), and drops it (hard delete) or marks it
+`_deleted` (soft) when the count reaches zero. Replays cannot be caught per row (a deleted row takes its position
+with it), so the table's applied-through watermark (spark_sink/delta/watermark.py) filters them, which needs the
+table's changes in source order: one Kafka partition, and a known order inside each transaction. The MERGE runs at
+most once per micro-batch (spark_sink/delta/txn.py), so a batch replayed after a crash between the MERGE and the
+watermark write does not count twice.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from delta.tables import DeltaTable
+from pyspark.sql import SparkSession
+from pyspark.sql import functions as F
+from pyspark.sql import types as T
+
+from spark_sink.decoding.base import ChangeEvent
+from spark_sink.delta import merge, order, txn, watermark
+from spark_sink.delta.merge import MergeCounts, truncate_ts_sql
+from spark_sink.delta.tables import (
+    DELETED,
+    DELETED_AT,
+    IS_DELETE,
+    OP,
+    SOURCE_TS,
+    IncompatibleTableError,
+    TableCheck,
+    q,
+    source_frame,
+)
+from spark_sink.planning import TablePlan
+from spark_sink.position import UNKNOWN_ORDER, SourcePosition
+
+COUNT = "_cdc_count"
+COUNT_FIELD = T.StructField(COUNT, T.LongType(), True)
+DELTA, LATEST = "__cdc_delta", "__cdc_latest"
+
+
+def signed_changes(events: list[ChangeEvent]) -> list[ChangeEvent]:
+    """Each change as whole-row removals (op d) and additions: an update is its old row removed, its new row added."""
+    out = []
+    for e in events:
+        if e.op == "u" and e.before is not None:
+            out.append(replace(e, op="d", row=e.before, before=None))
+        out.append(e)
+    return out
+
+
+def pending(plan: TablePlan, applied: SourcePosition | None) -> list[ChangeEvent]:
+    """The plan's changes newer than the watermark; IncompatibleTableError when their order cannot be trusted."""
+    for e in plan.changes:
+        if e.raw.partition != 0:
+            raise IncompatibleTableError(
+                f"changes of a table without a primary key come from partition {e.raw.partition} of {e.raw.topic}: "
+                "their source order is only kept in a single-partition topic (whole rows are their identity, so "
+                "replays are recognized by order alone)"
+            )
+        if e.position.seq == UNKNOWN_ORDER:
+            raise IncompatibleTableError(
+                "a table without a primary key needs the order of changes inside a transaction: enable "
+                "provide.transaction.metadata on the connector (its events share one position per transaction)"
+            )
+    return [e for e in plan.changes if applied is None or e.position > applied]
+
+
+def _no_maps(check: TableCheck) -> None:
+    maps = [f.name for f in check.data_schema.fields if _has_map(f.dataType)]
+    if maps:
+        raise IncompatibleTableError(
+            f"columns {maps} are maps, which Spark cannot compare: a table without a primary key is matched on "
+            "whole rows"
+        )
+
+
+def _has_map(t: T.DataType) -> bool:
+    if isinstance(t, T.MapType):
+        return True
+    if isinstance(t, T.ArrayType):
+        return _has_map(t.elementType)
+    if isinstance(t, T.StructType):
+        return any(_has_map(f.dataType) for f in t.fields)
+    return False
+
+
+def apply(
+    spark: SparkSession,
+    plan: TablePlan,
+    check: TableCheck,
+    *,
+    soft: bool,
+    watermark_path: str,
+    app_id: str,
+    batch_id: int,
+) -> MergeCounts:
+    _no_maps(check)
+    applied = watermark.read(spark, watermark_path)
+    events = pending(plan, applied)
+    if plan.truncate_at is not None and (applied is None or plan.truncate_at > applied):
+        merge.truncate(spark, check.path, plan.truncate_at, truncate_ts_sql(plan), soft)
+    counts = MergeCounts()
+    if events:
+        counts = _merge(spark, plan, check, signed_changes(events), soft, app_id, batch_id)
+    newest = [e.position for e in plan.events]
+    if newest and (applied is None or max(newest) > applied):
+        watermark.write(spark, watermark_path, max(newest), f"{app_id}-watermark", batch_id)
+    return counts
+
+
+def _merge(
+    spark: SparkSession,
+    plan: TablePlan,
+    check: TableCheck,
+    signed: list[ChangeEvent],
+    soft: bool,
+    app_id: str,
+    batch_id: int,
+) -> MergeCounts:
+    names = [f.name for f in check.data_schema.fields]
+    frame = source_frame(spark, plan, check, signed)
+    meta = [*order.COLUMNS, OP, SOURCE_TS]
+    newest_first = F.struct(*[F.col(c) for c in order.COLUMNS], (~F.col(IS_DELETE)).alias("addition"))
+    source = (
+        frame.withColumn(DELTA, F.when(F.col(IS_DELETE), F.lit(-1)).otherwise(F.lit(1)).cast("long"))
+        .groupBy(*[F.col(q(n)) for n in names])
+        .agg(F.sum(DELTA).alias(DELTA), F.max_by(F.struct(*[F.col(c) for c in meta]), newest_first).alias(LATEST))
+        .select(*[F.col(q(n)) for n in names], DELTA, *[F.col(f"{LATEST}.{c}").alias(c) for c in meta])
+        .where(f"{DELTA} <> 0")
+    )
+    on = " AND ".join(f"t.{q(n)} <=> s.{q(n)}" for n in names)
+    stamp: dict[str, Any] = {c: f"s.{c}" for c in meta}
+    total = f"coalesce(t.{COUNT}, 0) + s.{DELTA}"
+    insert: dict[str, Any] = {q(n): f"s.{q(n)}" for n in names} | stamp | {COUNT: f"s.{DELTA}"}
+    builder = DeltaTable.forPath(spark, check.path).alias("t").merge(source.alias("s"), on)
+    if soft:
+        alive: dict[str, Any] = {DELETED: "false", DELETED_AT: "CAST(NULL AS TIMESTAMP)"}
+        builder = (
+            builder.whenMatchedUpdate(
+                condition=f"{total} <= 0",
+                set=stamp | {COUNT: "0", DELETED: "true", DELETED_AT: f"s.{SOURCE_TS}"},
+            )
+            .whenMatchedUpdate(set=stamp | alive | {COUNT: total})
+            .whenNotMatchedInsert(condition=f"s.{DELTA} > 0", values=insert | alive)
+        )
+    else:
+        builder = (
+            builder.whenMatchedDelete(condition=f"{total} <= 0")
+            .whenMatchedUpdate(set=stamp | {COUNT: total})
+            .whenNotMatchedInsert(condition=f"s.{DELTA} > 0", values=insert)
+        )
+    with txn.once_per_batch(spark, f"{app_id}-rows", batch_id):
+        result = builder.execute()
+    row = result.first() if result is not None else None
+    d = row.asDict() if row is not None else {}
+    return MergeCounts(
+        inserted=int(d.get("num_inserted_rows") or 0),
+        updated=int(d.get("num_updated_rows") or 0),
+        deleted=int(d.get("num_deleted_rows") or 0),
+    )

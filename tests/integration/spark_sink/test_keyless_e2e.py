@@ -1,0 +1,118 @@
+"""A table without a primary key, end to end: real PostgreSQL 15 (REPLICA IDENTITY FULL) → this worker → real Kafka
+→ the Spark job → a Delta table holding each distinct row once with `_cdc_count`, the number of identical source
+rows, equal to the source table as a multiset. Then the tail of the topic is written again (what a worker replays
+after a crash: the same records) and the table must not change."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import confluent_kafka
+import psycopg
+import pytest
+
+from connect_worker.kafka.reader import read_to_end
+from tests.integration.spark_sink.support import rows, run_job
+from tests.integration.spark_sink.test_postgres_e2e import big_text, connector_config, execute
+from tests.worker_support import running_worker, wait_for
+
+pytestmark = [pytest.mark.integration, pytest.mark.spark]
+
+
+async def source_multiset(dsn: str, schema: str) -> Counter[tuple[Any, ...]]:
+    async with await psycopg.AsyncConnection.connect(dsn) as conn:
+        cur = await conn.execute(f"SELECT name, qty, note FROM {schema}.events")
+        return Counter(await cur.fetchall())
+
+
+def table_multiset(spark: Any, path: Path) -> Counter[tuple[Any, ...]]:
+    got: Counter[tuple[Any, ...]] = Counter()
+    for r in rows(spark, str(path), "name"):
+        assert r["_cdc_count"] > 0, r
+        got[(r["name"], r["qty"], r["note"])] += r["_cdc_count"]
+    return got
+
+
+async def test_keyless_table_to_delta_and_a_replayed_tail(
+    spark: Any, spark_jars: Path, tmp_path: Path, worker_props: dict[str, str], kafka_bootstrap: str, pg_dsn: str,
+    unique_name: str,
+) -> None:  # fmt: skip
+    from spark_sink.config import SinkConfig
+
+    s = unique_name
+    topic = f"{s}.{s}.events"
+    big = big_text(7)
+    await execute(
+        pg_dsn,
+        f"CREATE SCHEMA {s}",
+        f"CREATE TABLE {s}.events (name text, qty int, note text)",
+        f"ALTER TABLE {s}.events REPLICA IDENTITY FULL",
+        f"ALTER TABLE {s}.events ALTER COLUMN note SET STORAGE EXTERNAL",
+        f"INSERT INTO {s}.events VALUES ('a', 1, NULL), ('a', 1, NULL), ('b', 2, 'x')",  # a duplicate row
+    )
+    config = SinkConfig(
+        bootstrap_servers=kafka_bootstrap,
+        topics=(topic,),
+        warehouse=str(tmp_path / "wh"),
+        checkpoint=str(tmp_path / "cp"),
+        table_name_template="{table}",
+        max_offsets_per_trigger=2,
+        fail_fast=True,
+        query_name=f"keyless_{s}",
+    )
+    table = tmp_path / "wh" / "events"
+
+    async def written() -> list[Any]:
+        return await read_to_end({"bootstrap.servers": kafka_bootstrap}, topic)
+
+    async def at_least(n: int) -> None:
+        try:
+            await wait_for(lambda: _count_at_least(written, n), 40)
+        except AssertionError:
+            got = [None if r.value is None else r.value[-300:] for r in await written()]
+            raise AssertionError(f"fewer than {n} change events in {topic}: {got}") from None
+
+    try:
+        async with running_worker(worker_props) as (_w, client):
+            r = await client.post("/connectors", json={"name": "pg", "config": connector_config(s)})
+            assert r.status_code == 201, r.text
+            await at_least(3)
+            await execute(
+                pg_dsn,
+                f"INSERT INTO {s}.events VALUES ('c', 3, '{big}')",  # TOASTed
+                f"UPDATE {s}.events SET qty = 30 WHERE name = 'c'",  # note unchanged: taken from the old row
+                f"DELETE FROM {s}.events WHERE ctid = (SELECT min(ctid) FROM {s}.events WHERE name = 'a')",  # one of 2
+                f"UPDATE {s}.events SET name = 'bb' WHERE name = 'b'",
+                f"INSERT INTO {s}.events VALUES ('b', 2, 'x')",  # the old content again
+                f"INSERT INTO {s}.events VALUES ('d', 4, NULL)",
+                f"DELETE FROM {s}.events WHERE name = 'd'",
+            )
+            await at_least(3 + 7)
+            await asyncio.to_thread(run_job, spark, config)
+            want = await source_multiset(pg_dsn, s)
+            assert table_multiset(spark, table) == want
+            assert want[("a", 1, None)] == 1 and want[("c", 30, big)] == 1
+
+            # the worker replays its last records (same bytes, same positions) after a crash: nothing changes
+            tail = (await written())[-5:]
+            producer = confluent_kafka.Producer({"bootstrap.servers": kafka_bootstrap})
+            for rec in tail:
+                producer.produce(topic, key=rec.key, value=rec.value, partition=0)
+            assert producer.flush(15) == 0
+            await execute(pg_dsn, f"INSERT INTO {s}.events VALUES ('a', 1, NULL)")
+            await at_least(3 + 7 + sum(1 for rec in tail if rec.value is not None) + 1)
+            await asyncio.to_thread(run_job, spark, config)
+            assert table_multiset(spark, table) == await source_multiset(pg_dsn, s)
+    finally:
+        await execute(pg_dsn, f"DROP SCHEMA IF EXISTS {s} CASCADE")
+        with contextlib.suppress(psycopg.Error):
+            await execute(pg_dsn, f"SELECT pg_drop_replication_slot('slot_{s}')")
+        await execute(pg_dsn, f"DROP PUBLICATION IF EXISTS pub_{s}")
+
+
+async def _count_at_least(read: Any, n: int) -> bool:
+    return sum(1 for r in await read() if r.value is not None) >= n  # change events, tombstones left out
