@@ -7,7 +7,8 @@
     BENCH_PROFILE=0               skip the cProfile run of this worker
     BENCH_OUT=dir                 output folder (default benchmarks/results/<size>)
     BENCH_CONNECTOR_EXTRA=k=v,…   extra connector settings for both systems (e.g. poll.interval.ms=10)
-    BENCH_ONLY=stream,snapshot,incremental,parallel   the runs to make (default all)
+    BENCH_ONLY=stream,snapshot,incremental,parallel,sink   the runs to make (default all)
+    BENCH_SINK=0|1                the Spark sink phase (default 1): 0 leaves it out, 1 adds it to a BENCH_ONLY list
 
 `python -m benchmarks report <results.json>` rewrites results.md and chart.png from a results file.
 """
@@ -31,6 +32,19 @@ def _csv(text: str) -> list[str]:
     return [x.strip().lower() for x in text.split(",") if x.strip()]
 
 
+def selected_runs(only: str, sink: str | None, known: frozenset[str]) -> frozenset[str]:
+    """The runs of --only (all of `known` when empty), with the sink phase added (`sink` "1") or left out ("0");
+    ValueError for an unknown name or an empty selection."""
+    chosen = frozenset(_csv(only)) or known
+    if chosen - known:
+        raise ValueError(f"--only: choose from {', '.join(sorted(known))}")
+    if sink is not None:
+        chosen = chosen | {"sink"} if sink == "1" else chosen - {"sink"}
+    if not chosen:
+        raise ValueError("nothing to run: --only names the sink phase alone and BENCH_SINK is 0")
+    return chosen
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.split("\n", 1)[0])
     sub = p.add_subparsers(dest="command", required=True)
@@ -40,7 +54,13 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--schemas", default=os.environ.get("BENCH_SCHEMAS"), help="off,on,avro (default: all three)")
     r.add_argument("--no-profile", action="store_true", default=os.environ.get("BENCH_PROFILE", "1") == "0")
     r.add_argument("--out", type=Path, default=Path(os.environ["BENCH_OUT"]) if os.environ.get("BENCH_OUT") else None)
-    r.add_argument("--only", default=os.environ.get("BENCH_ONLY", ""), help="stream,snapshot,incremental,parallel")
+    r.add_argument("--only", default=os.environ.get("BENCH_ONLY", ""), help="stream,snapshot,incremental,parallel,sink")
+    r.add_argument(
+        "--sink",
+        choices=("0", "1"),
+        default=os.environ.get("BENCH_SINK"),
+        help="the Spark sink phase: 0 leaves it out, 1 adds it to --only (default: in unless --only leaves it out)",
+    )
     r.add_argument("--connector-extra", default=os.environ.get("BENCH_CONNECTOR_EXTRA", ""), help="k=v,k=v")
     rep = sub.add_parser("report", help="rewrite results.md and chart.png from a results.json")
     rep.add_argument("results", type=Path)
@@ -72,9 +92,10 @@ def main(argv: list[str] | None = None) -> int:
     if not modes or set(named) - set(MODES):
         print(f"--schemas: choose from {', '.join(MODES)} (got {args.schemas!r})", file=sys.stderr)
         return 2
-    only = frozenset(_csv(args.only)) or runner.RUNS
-    if only - runner.RUNS:
-        print(f"--only: choose from {', '.join(sorted(runner.RUNS))}", file=sys.stderr)
+    try:
+        only = selected_runs(args.only, args.sink, runner.RUNS | {runner.SINK})
+    except ValueError as e:
+        print(e, file=sys.stderr)
         return 2
     out_dir = args.out or RESULTS / size.name
     extra = dict(kv.split("=", 1) for kv in args.connector_extra.split(",") if "=" in kv)

@@ -113,7 +113,7 @@ def derive(results: dict[str, Any]) -> None:
             r[f"stream_eps_{kind}_over_live_ceiling"] = ratio(eps, ceiling.get("live_events_per_s"))
         ratios[mode] = r
     results["ratios"] = ratios
-    results["targets"] = [t for mode in MODES for t in _targets(results, mode)]
+    results["targets"] = [t for mode in MODES for t in _targets(results, mode)] + _sink_targets(results)
 
 
 def _verdict(tid: str, mode: str, text: str, value: Any, met: bool | None, detail: str) -> dict[str, Any]:
@@ -204,6 +204,135 @@ def _targets(results: dict[str, Any], mode: str) -> list[dict[str, Any]]:
     return out
 
 
+SINK_RATIO_TARGET = 0.5  # spark_sink's MERGE rate over the plain-append rate of the same records
+
+
+def _sink_targets(results: dict[str, Any]) -> list[dict[str, Any]]:
+    sink = results.get("sink") or {}
+    out = []
+    for master, x in (sink.get("ratio") or {}).items():
+        merge = _num(dig(sink, "merge", master, "events_per_s")) or 0.0
+        append = _num(dig(sink, "append", master, "events_per_s")) or 0.0
+        detail = f"{merge:,.0f} vs {append:,.0f} ev/s = {x:.2f} (target {SINK_RATIO_TARGET})"
+        text = f"spark_sink MERGE ≥ {SINK_RATIO_TARGET} of the plain Delta append (events/s)"
+        out.append(_verdict("S1", f"sink {master}", text, x, x >= SINK_RATIO_TARGET, detail))
+    check = sink.get("check")
+    if check:
+        diffs = [f"{w}: {'; '.join(r['differences'][:3])}" for w, r in check["warehouses"].items() if r["differences"]]
+        detail = check["status"] + (" — " + " | ".join(diffs) if diffs else f" ({', '.join(check['warehouses'])})")
+        met = check["status"] == "PASSED"
+        out.append(_verdict("S2", "sink", "Delta tables equal the source tables", check["status"], met, detail))
+    return out
+
+
+def _sink_section(results: dict[str, Any]) -> list[str]:
+    sink = results.get("sink")
+    if not sink:
+        return []
+    meta = results["meta"]
+    load = sink.get("load") or {}
+    mix = sink.get("mix") or {}
+    lines = [
+        "## Spark sink: this worker's change events → Delta (spark_sink, MERGE)",
+        "",
+        f"{sink['events']:,} change events over {sink['tables']} tables ({_pct(mix.get('insert'))} inserts, "
+        f"{_pct(mix.get('update'))} updates of existing keys, {_pct(mix.get('delete'))} deletes: "
+        + ", ".join(f"{_fmt(n)} {op}s" for op, n in (load.get("events_by_op") or {}).items())
+        + f"; {_fmt(load.get('records'))} Kafka records with the deletes' tombstones), written by "
+        f"{sink.get('source')}; all in Kafka "
+        f"{_fmt(load.get('load_to_arrived_s'))} s after the load began. Each run: a fresh warehouse and checkpoint, "
+        f"trigger available-now, at most {_fmt(sink.get('max_offsets_per_trigger'))} records per trigger (the "
+        f"sink's setting; the append ceiling: one query per topic with "
+        f"{_fmt(sink.get('append_max_offsets_per_query'))} each, so both make Delta commits of the same sizes); "
+        "Spark conf: "
+        + "; ".join(
+            f"`{m}` " + ", ".join(f"{k}={v}" for k, v in c.items()) for m, c in (sink.get("spark_conf") or {}).items()
+        )
+        + ". "
+        "Events/s over the query's wall time, from its first batch planned to its last committed (Spark's "
+        "checkpoint files); the JVM, session and job start-up before it apart. Machine busy with nothing of the "
+        f"benchmark running: {dig(meta, 'host_before', 'baseline_busy_pct')} % before, "
+        f"{dig(meta, 'host_after', 'baseline_busy_pct')} % after.",
+        "",
+    ]
+    masters = sink.get("masters") or []
+    cols = [(kind, m) for kind in ("merge", "append") for m in masters]
+    rows = [
+        ("Events/s", "events_per_s"),
+        ("Query wall time (s)", "query_s"),
+        ("Batches per query (Delta commits per table)", "batches"),
+        ("Process start → query created (s)", "startup_s"),
+        ("Query created → first batch (s)", "created_to_first_batch_s"),
+        ("Spark CPU % (of one core) in the query", "process_cpu_pct"),
+        ("Machine busy % in the query", "machine_busy_pct"),
+    ]
+    names = {"merge": "spark_sink MERGE", "append": "plain append"}
+    lines += [
+        "| | " + " | ".join(f"{names[k]} `{m}`" for k, m in cols) + " |",
+        "|---|" + "---:|" * len(cols),
+    ]
+    for label, key in rows:
+        lines.append(f"| {label} | " + " | ".join(_fmt(dig(sink, k, m, key)) for k, m in cols) + " |")
+    ratio = sink.get("ratio") or {}
+    lines += [
+        "",
+        "MERGE ÷ plain append (events/s, target ≥ 0.5): "
+        + ("; ".join(f"`{m}` {_fmt(ratio.get(m))}" for m in masters) or "-")
+        + ".",
+        "",
+    ]
+    lag = sink.get("lag")
+    if lag:
+        lines += [
+            f"End-to-end lag, commit in PostgreSQL → visible in Delta: {_fmt(lag.get('rows'))} rows at "
+            f"{_fmt(lag.get('target_rate'))} rows/s (achieved {_fmt(lag.get('achieved_rate'))}) for "
+            f"{_fmt(lag.get('seconds'))} s over every table, job `{lag.get('master')}` with trigger "
+            f"`{lag.get('trigger')}`; a row's commit time is clock_timestamp() in its transaction, its visibility the "
+            "commit time of the first Delta version holding it (its `_delta_log` entry).",
+            "",
+            "| p50 ms | p90 ms | p99 ms | max ms | mean ms | batches | mean batch s | max batch s | Spark CPU % | "
+            "machine busy % |",
+            "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+            "| "
+            + " | ".join(
+                _fmt(lag.get(k))
+                for k in (
+                    "p50_ms",
+                    "p90_ms",
+                    "p99_ms",
+                    "max_ms",
+                    "mean_ms",
+                    "batches",
+                    "batch_mean_s",
+                    "batch_max_s",
+                    "process_cpu_pct",
+                    "machine_busy_pct",
+                )
+            )
+            + " |",
+            "",
+        ]
+    check = sink.get("check")
+    if check:
+        lines.append(
+            f"Check (row count and sums of id, version, amount and a name hash per table): **{check['status']}**"
+        )
+        for w, r in check["warehouses"].items():
+            lines.append(
+                f"- `{w}`: {r['status']}" + (": " + "; ".join(r["differences"][:10]) if r["differences"] else "")
+            )
+        lines.append("")
+    elif "run_folder" in sink:
+        lines += ["Check: not made (see the errors).", ""]
+    if "run_folder" in sink:
+        lines += [f"Run folder kept for a look (Spark logs, tables): `{sink['run_folder']}`.", ""]
+    return lines
+
+
+def _pct(x: Any) -> str:
+    return "-" if _num(x) is None else f"{float(x) * 100:.0f} %"
+
+
 # --------------------------------------------------------------------------------------------------------------------
 # outputs
 
@@ -261,7 +390,7 @@ def markdown(results: dict[str, Any]) -> str:
         "figures from Kafka LogAppendTime.",
         "",
     ]
-    if AVRO in meta.get("schemas", []):
+    if AVRO in meta.get("schemas", []) and any(dig(results, "runs", k, AVRO) for k in KINDS):
         lines += [_avro_line(meta), ""]
     ceiling = results.get("ceiling")
     if ceiling:
@@ -298,6 +427,7 @@ def markdown(results: dict[str, Any]) -> str:
             live = dig(results, "ratios", m, f"stream_eps_{k}_over_live_ceiling")
             eff.append(f"{k} {m}: {_fmt(e)} of the backlog ceiling, {_fmt(live)} of the live ceiling")
         lines += ["CDC efficiency (streaming events/s ÷ pg_recvlogical rows/s): " + "; ".join(eff) + ".", ""]
+    lines += _sink_section(results)
     targets = results.get("targets") or []
     if targets:
         lines += ["## Targets (issue)", ""]

@@ -56,7 +56,9 @@ KINDS = ("ours", "debezium")  # the systems run as Kafka Connect workers
 CONNECTOR = "bench"
 
 
-RUNS = frozenset({"stream", "snapshot", "incremental", "parallel"})
+RUNS = frozenset({"stream", "snapshot", "incremental", "parallel"})  # per system and mode; a Plan's default
+SINK = "sink"  # the Spark sink phase (benchmarks/sink.py): asked for by name (`make bench` does unless BENCH_SINK=0)
+SNAPSHOT_RUNS = frozenset({"snapshot", "incremental", "parallel"})  # the runs that read the preloaded table
 
 
 @dataclasses.dataclass
@@ -68,8 +70,13 @@ class Plan:
     out_dir: Path
     bootstrap: str = KAFKA_BOOTSTRAP
     connector_extra: dict[str, str] = dataclasses.field(default_factory=dict)  # applied to both connectors
-    #: which runs to make (stream, snapshot, incremental, parallel); all by default
+    #: which runs to make (stream, snapshot, incremental, parallel, and SINK); the four of RUNS by default
     only: frozenset[str] = RUNS
+
+    @property
+    def sink(self) -> bool:
+        """Whether the Spark sink phase runs: asked for, and this worker among the systems (it writes the events)."""
+        return SINK in self.only and "ours" in self.systems
 
 
 @dataclasses.dataclass
@@ -521,7 +528,7 @@ def _guard(label: str, fn: Callable[[], dict[str, Any]], errors: dict[str, str])
 
 def check_disk(plan: Plan, where: Path) -> None:
     """Refuse a run that would fill the disk halfway through (Kafka and PostgreSQL would fail, not the check)."""
-    need = plan.size.disk_needed(plan.modes)
+    need = plan.size.disk_needed(plan.modes, sink=plan.sink)
     free = shutil.disk_usage(where).free
     if need > free:
         raise SystemExit(
@@ -538,7 +545,7 @@ def run(plan: Plan) -> dict[str, Any]:
     errors: dict[str, str] = {}
     started = time.time()
     kinds = [k for k in KINDS if k in plan.systems]
-    avro = modes.AVRO in plan.modes and bool(kinds)
+    avro = modes.AVRO in plan.modes and bool(kinds) and bool(plan.only & RUNS)  # the sink phase uses no registry
     if avro:
         ctx.registry.check()
     results: dict[str, Any] = {
@@ -553,6 +560,7 @@ def run(plan: Plan) -> dict[str, Any]:
             "txn_rows": TXN_ROWS,
             "token": token,
             "connector_extra": plan.connector_extra,
+            "runs": sorted(plan.only),
         },
         "runs": {},
         "errors": errors,
@@ -570,7 +578,7 @@ def run(plan: Plan) -> dict[str, Any]:
                     "CREATE TABLE {} (id varchar(64) PRIMARY KEY, type varchar(32) NOT NULL, data varchar(2048))"
                 ).format(sql.Identifier(f"{token}_signal"))
             )
-            if any(s != "ceiling" for s in plan.systems):
+            if any(s != "ceiling" for s in plan.systems) and plan.only & SNAPSHOT_RUNS:
                 log.info("loading %d snapshot rows", plan.size.snapshot_rows)
                 load_s = pgload.load(conn, ctx.snap_table, ctx.ids, plan.size.snapshot_rows, 100_000)
                 conn.execute(sql.SQL("VACUUM (ANALYZE) {}").format(sql.Identifier(ctx.snap_table)))
@@ -606,6 +614,11 @@ def run(plan: Plan) -> dict[str, Any]:
                         functools.partial(snapshot_run, ctx, kind, mode, threads),
                         errors,
                     )
+        if plan.sink:
+            from benchmarks import sink  # imports this module
+
+            log.info("sink: the Spark sink phase, %d change events", plan.size.sink_events)
+            results["sink"] = sink.sink_phase(ctx, errors)
         if plan.profile and "ours" in plan.systems:
             prof = plan.out_dir / "ours-streaming.prof"
             plan.out_dir.mkdir(parents=True, exist_ok=True)

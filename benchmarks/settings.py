@@ -25,6 +25,17 @@ EVENT_BYTES, EVENT_BYTES_WITH_SCHEMAS, PG_BYTES_PER_ROW = 1_000, 4_500, 900
 MODES = {"off": "schemas_off", "on": "schemas_on", "avro": "avro"}
 DEFAULT_SCHEMAS = "off,on,avro"  # BENCH_SCHEMAS unless set, every size (smoke too: the avro runs add ~20 s)
 
+# the Spark sink phase (benchmarks/sink.py): this worker's change events (JsonConverter, schemas on) of SINK_TABLES
+# tables materialised by spark_sink into Delta tables
+SINK_TABLES = 10
+SINK_MIX = (0.6, 0.3)  # shares of inserts and of updates (of existing keys); deletes take the rest
+SINK_ROUND_EVENTS = 1_000  # events per table in one round; a round (all tables) is one transaction
+SINK_MASTERS = ("local[1]", "local[2]")  # each throughput run is made once per master
+SINK_LAG_RATE = 500  # rows/s inserted (spread over the tables) while the lag is measured
+SINK_LAG_TRIGGER = "processing-time=1 second"  # the job's trigger in the lag run
+SINK_DELTA_BYTES_PER_EVENT = 5_000  # Delta under the run folder at once, per event, rounded up: the plain-append
+# table holds the raw JsonConverter values (~4.4 KB before compression), the MERGE tables a few hundred bytes a row
+
 
 @dataclasses.dataclass(frozen=True)
 class Size:
@@ -37,19 +48,27 @@ class Size:
     profile_rows: int = 0  # rows streamed under cProfile (0: same as stream_rows)
     debezium_default: bool = True  # whether Debezium runs unless asked otherwise
     big_txn_rows: int = 0  # one transaction of this many rows: peak RSS must not grow with it (0: skipped)
+    sink_events: int = 0  # change events materialised by the Spark sink phase
+    sink_lag_s: float = 0.0  # how long the sink phase's lag run inserts (at SINK_LAG_RATE rows/s)
 
     @property
     def rows_for_profile(self) -> int:
         return self.profile_rows or self.stream_rows
 
-    def disk_needed(self, modes: tuple[str, ...]) -> int:
+    def disk_needed(self, modes: tuple[str, ...], *, sink: bool = False) -> int:
         """Bytes the fullest moment of a run needs under .devstack/: the stream run's topic, which holds the
         throughput, latency and big-transaction events until the run ends, plus PostgreSQL's tables and the WAL
         its slot retains. From measured sizes: ~950 B per event without schemas, ~4,430 B with them, ~900 B per
-        row in PostgreSQL (heap, index, WAL)."""
+        row in PostgreSQL (heap, index, WAL). With `sink`, the Spark sink phase's moment if it is fuller (its topics
+        with schemas, its tables, its Delta tables)."""
         events = self.stream_rows + int(sum(self.latency_rates) * self.latency_s) + self.big_txn_rows
         per_event = EVENT_BYTES_WITH_SCHEMAS if "schemas_on" in modes else EVENT_BYTES
-        return events * per_event + (events + self.snapshot_rows) * PG_BYTES_PER_ROW
+        need = events * per_event + (events + self.snapshot_rows) * PG_BYTES_PER_ROW
+        if sink:
+            sink_events = self.sink_events + int(SINK_LAG_RATE * self.sink_lag_s)
+            per_sink_event = EVENT_BYTES_WITH_SCHEMAS + PG_BYTES_PER_ROW + SINK_DELTA_BYTES_PER_EVENT
+            need = max(need, sink_events * per_sink_event + self.snapshot_rows * PG_BYTES_PER_ROW)
+        return need
 
 
 #: rows per incremental-snapshot chunk, the same for both systems (Debezium's default)
@@ -64,8 +83,18 @@ SIZES: dict[str, Size] = {
         idle_s=1.0,
         debezium_default=False,
         big_txn_rows=40_000,
+        sink_events=20_000,
+        sink_lag_s=10.0,
     ),
-    "small": Size("small", snapshot_rows=200_000, stream_rows=200_000, latency_s=15.0, big_txn_rows=1_000_000),
+    "small": Size(
+        "small",
+        snapshot_rows=200_000,
+        stream_rows=200_000,
+        latency_s=15.0,
+        big_txn_rows=1_000_000,
+        sink_events=200_000,
+        sink_lag_s=30.0,
+    ),
     "full": Size(
         "full",
         snapshot_rows=5_000_000,
@@ -73,6 +102,8 @@ SIZES: dict[str, Size] = {
         latency_s=60.0,
         profile_rows=500_000,
         big_txn_rows=10_000_000,
+        sink_events=1_000_000,
+        sink_lag_s=60.0,
     ),
 }
 
