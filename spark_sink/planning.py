@@ -15,7 +15,7 @@ from typing import Any
 
 from spark_sink.decoding.base import ChangeEvent, RowSchema
 from spark_sink.position import SourcePosition
-from spark_sink.types import infer
+from spark_sink.types import infer, widening
 from spark_sink.types.model import SinkType
 
 
@@ -95,23 +95,43 @@ def last_per_key(events: Iterable[ChangeEvent]) -> list[ChangeEvent]:
 
 
 def union_schema(events: Iterable[ChangeEvent]) -> tuple[RowSchema, bool]:
-    """All columns seen, in first-seen order. Typed schemas must agree on each column's type; inferred
-    (schemaless) ones are widened."""
+    """All columns seen, in first-seen order. A column whose typed schemas differ takes the wider type when one
+    widens to the other (spark_sink/types/widening.py: int → long, decimal(10,2) → decimal(14,2) …; the events of the
+    narrower type keep their values, which fit); any other type change raises. Inferred (schemaless) types are
+    merged. A column missing from some events' schemas (added or dropped at the source) is still in the union."""
     columns: dict[str, SinkType] = {}
+    seen: dict[str, set[SinkType]] = defaultdict(set)  # the typed schemas' types of each column
     typed_seen = untyped_seen = False
     for e in sorted(events, key=lambda e: e.order):
         typed_seen |= e.typed
         untyped_seen |= not e.typed
         for name, t in e.schema.columns:
+            if e.typed:
+                seen[name].add(t)
             have = columns.get(name)
             if have is None:
                 columns[name] = t
             elif have != t:
-                if e.typed:
+                if not e.typed:
+                    columns[name] = infer.merge(have, t) or have
+                    continue
+                wider = widening.common(have, t)
+                if wider is None:
                     raise IncompatibleSchemaError(
-                        f"column {name!r} changes type within the batch: {have.ddl()} → {t.ddl()}"
+                        f"column {name!r} changes type within the batch: {have.ddl()} → {t.ddl()} "
+                        "(not a type widening: a change that loses or reinterprets values is not followed)"
                     )
-                columns[name] = infer.merge(have, t) or have
+                columns[name] = wider
+    for name, types in seen.items():
+        # the events carry Python values of their own type, and a date is no timestamp: the older events would
+        # have to be converted (widening.widen_value) before the table is written, which the plan does not do yet
+        older = sorted(t.ddl() for t in types if widening.converts_values(t, columns[name]))
+        if older:
+            raise IncompatibleSchemaError(
+                f"column {name!r} changes type within the batch: {', '.join(older)} → {columns[name].ddl()}; this "
+                "widening is applied across batches only (a batch without events of the older type widens the "
+                "table; the older events' values are not converted within a batch yet)"
+            )
     return RowSchema(tuple(columns.items())), typed_seen or not untyped_seen
 
 

@@ -1,12 +1,12 @@
-"""Sink types → pyspark DataTypes, and the comparison used for schema evolution."""
+"""Sink types ↔ pyspark DataTypes, and the comparisons used for schema evolution."""
 
 from __future__ import annotations
 
 from pyspark.sql import types as T
 
-from spark_sink.types.model import ArrayT, DecimalT, MapT, Primitive, SinkType
+from spark_sink.types.model import ArrayT, DecimalT, MapT, Primitive, PrimitiveName, SinkType, StructT
 
-_PRIMITIVES: dict[str, T.DataType] = {
+_PRIMITIVES: dict[PrimitiveName, T.DataType] = {
     "byte": T.ByteType(),
     "short": T.ShortType(),
     "int": T.IntegerType(),
@@ -32,6 +32,28 @@ def to_spark(t: SinkType) -> T.DataType:
     if isinstance(t, MapT):
         return T.MapType(to_spark(t.key), to_spark(t.value), True)
     return T.StructType([T.StructField(n, to_spark(ft), True) for n, ft in t.fields])
+
+
+def from_spark(t: T.DataType) -> SinkType | None:
+    """The sink type a table column of type `t` holds (nullability dropped); None for types the sink never writes
+    (char/varchar, intervals, variant …)."""
+    for name, spark in _PRIMITIVES.items():
+        if t == spark:
+            return Primitive(name)
+    if isinstance(t, T.DecimalType):
+        return DecimalT(t.precision, t.scale)
+    if isinstance(t, T.ArrayType):
+        element = from_spark(t.elementType)
+        return None if element is None else ArrayT(element)
+    if isinstance(t, T.MapType):
+        key, value = from_spark(t.keyType), from_spark(t.valueType)
+        return None if key is None or value is None else MapT(key, value)
+    if isinstance(t, T.StructType):
+        fields = [(f.name, from_spark(f.dataType)) for f in t.fields]
+        if any(ft is None for _, ft in fields):
+            return None
+        return StructT(tuple((n, ft) for n, ft in fields if ft is not None))
+    return None
 
 
 def same_type(a: T.DataType, b: T.DataType) -> bool:

@@ -1,4 +1,30 @@
-"""One target table's source DataFrame, schema check and evolution (Spark-facing)."""
+"""One target table's source DataFrame, schema check and evolution (Spark-facing).
+
+Schema evolution, checked for every table of a batch before anything is written (an incompatible table sends its
+events to the dead letter, or stops the job with fail_fast):
+- A new source column is added to the table (existing rows hold NULL there).
+- A type widening (spark_sink/types/widening.py: byte → short → int → long, float → double, decimal(p,s) →
+  decimal(p+k,s+j) with k ≥ j ≥ 0, date → timestamp_ntz, also inside arrays, maps and structs) widens the column
+  with Delta's type widening feature (`delta.enableTypeWidening`: set on every table the job creates, and set on an
+  older table at its first widening, which a log line says), in the commit that adds the batch's new columns. The
+  data files are not rewritten. A table's first timestamp_ntz column also needs the timestampNtz table feature,
+  which Delta enables by itself only when it creates a table: it is enabled the same way.
+- Events of a narrower type than the table's (older events after a widening: a worker re-sending them, a lagging
+  partition; or a source narrowing such as bigint → int) are written as the table's type: their values fit. The
+  table never narrows.
+- Any other type change (int → string, timestamp → timestamp_ntz, a decimal losing scale or integer digits …) is
+  refused with the column, the table's type and the source's type in the reason. The column keeps its type: to
+  follow such a change, rename or drop the column in the Delta table (needs `delta.columnMapping.mode = 'name'`) and
+  replay the dead letters.
+- A column the source dropped stays in the table, as Debezium's JDBC sink leaves it (it adds columns but never drops
+  or retypes them): rows inserted later hold NULL there, updates keep the stored value (the MERGE sets only the
+  columns the batch's events carry), SCD2 versions written later hold NULL. Dropping user data is the operator's
+  call. Within one batch that also holds events from before the drop, the column is in the batch's schema and an
+  update after the drop writes NULL (a gap: such events should leave the column as unavailable).
+  A column dropped and added back is the same column again: with the same or a wider type its values continue
+  (rows the source did not change since keep their pre-drop value: Debezium sends no event for ADD COLUMN); with a
+  type that does not widen it is refused like any other type change.
+"""
 
 from __future__ import annotations
 
@@ -17,8 +43,8 @@ from spark_sink.delta.order import EPOCH, POS, SEQ
 from spark_sink.delta.order import STRUCT as POSITION
 from spark_sink.planning import TablePlan
 from spark_sink.position import SourcePosition
-from spark_sink.spark_types import evolvable_struct, same_type, to_spark
-from spark_sink.types import infer
+from spark_sink.spark_types import evolvable_struct, from_spark, same_type, to_spark
+from spark_sink.types import infer, widening
 
 log = logging.getLogger("spark_sink")
 
@@ -52,6 +78,10 @@ def ts_from_ms(ms: int | None) -> dt.datetime | None:
     return None if ms is None else dt.datetime.fromtimestamp(ms / 1000, dt.UTC)
 
 
+TYPE_WIDENING = "delta.enableTypeWidening"  # the table property of Delta's type widening feature
+NTZ_FEATURE = "delta.feature.timestampNtz"  # timestamp_ntz columns need it; Delta sets it itself only on creation
+
+
 @dataclass
 class TableCheck:
     """The result of comparing a plan with its table, before anything is written."""
@@ -60,8 +90,12 @@ class TableCheck:
     exists: bool
     data_schema: T.StructType  # the batch's data columns (Spark types)
     new_columns: list[T.StructField] = field(default_factory=list)
-    casts: dict[str, T.DataType] = field(default_factory=dict)  # schemaless columns cast to the table's type
+    # columns written as another type than the batch's: schemaless ones and narrower ones, as the table's type
+    casts: dict[str, T.DataType] = field(default_factory=dict)
     table_schema: T.StructType | None = None
+    widened: list[T.StructField] = field(default_factory=list)  # columns whose type the table widens to
+    # table properties the evolution needs first (type widening, the timestampNtz feature) → why, for the log
+    enable: dict[tuple[str, str], str] = field(default_factory=dict)
 
 
 def check_table(spark: SparkSession, path: str, plan: TablePlan, extra_fields: Sequence[T.StructField]) -> TableCheck:
@@ -84,6 +118,7 @@ def check_table(spark: SparkSession, path: str, plan: TablePlan, extra_fields: S
     for key in plan.key_columns:
         if key not in have and has_data:
             raise IncompatibleTableError(f"key column {key!r} is not in table {path}: the source key changed")
+    source_types = dict(plan.schema.columns)
     problems = []
     for f in data_schema.fields:
         existing = have.get(f.name)
@@ -96,12 +131,52 @@ def check_table(spark: SparkSession, path: str, plan: TablePlan, extra_fields: S
         elif evolvable_struct(existing, f.dataType):
             check.new_columns.append(f)  # mergeSchema adds the nested fields
         else:
-            problems.append(
-                f"{f.name}: table has {existing.simpleString()}, source now sends {f.dataType.simpleString()}"
-            )
+            table_type = from_spark(existing)
+            target = None if table_type is None else widening.common(table_type, source_types[f.name])
+            if target is None:
+                problems.append(
+                    f"column {f.name!r}: table has {existing.simpleString()}, source now sends "
+                    f"{f.dataType.simpleString()}"
+                )
+                continue
+            if target != table_type:
+                check.widened.append(T.StructField(f.name, to_spark(target), True))
+            if target != source_types[f.name]:
+                check.casts[f.name] = to_spark(target)
     if problems:
-        raise IncompatibleTableError(f"incompatible type change for table {path}: " + "; ".join(problems))
+        raise IncompatibleTableError(
+            f"incompatible type change for table {path}: "
+            + "; ".join(problems)
+            + " (not a type widening Delta applies: the table keeps its type)"
+        )
+    ntz = [f.name for f in check.new_columns + check.widened if _has_ntz(f.dataType)]
+    if check.widened or ntz:
+        detail = DeltaTable.forPath(spark, path).detail().select("properties", "tableFeatures").first()
+        props = dict(detail["properties"] or {}) if detail is not None else {}
+        features = set(detail["tableFeatures"] or ()) if detail is not None else set()
+        widening_on = props.get(TYPE_WIDENING)
+        if check.widened and widening_on is not None and widening_on.strip().lower() != "true":
+            columns = ", ".join(f"{f.name!r}" for f in check.widened)
+            raise IncompatibleTableError(
+                f"table {path} has type widening disabled ({TYPE_WIDENING} = {widening_on}): cannot widen {columns}"
+            )
+        if check.widened and widening_on is None:  # created before the job enabled it, or not by the job
+            check.enable[(TYPE_WIDENING, "true")] = "type widening enabled for its first widened column"
+        if ntz and "timestampNtz" not in features:  # Delta adds this feature by itself only when creating a table
+            check.enable[(NTZ_FEATURE, "supported")] = f"table feature timestampNtz enabled for {', '.join(ntz)}"
     return check
+
+
+def _has_ntz(t: T.DataType) -> bool:
+    if isinstance(t, T.TimestampNTZType):
+        return True
+    if isinstance(t, T.ArrayType):
+        return _has_ntz(t.elementType)
+    if isinstance(t, T.MapType):
+        return _has_ntz(t.keyType) or _has_ntz(t.valueType)
+    if isinstance(t, T.StructType):
+        return any(_has_ntz(f.dataType) for f in t.fields)
+    return False
 
 
 def clear_aborted_creation(spark: SparkSession, path: str) -> bool:
@@ -140,17 +215,29 @@ def create_table(
 
 
 def ensure_table(spark: SparkSession, check: TableCheck, extra_fields: Sequence[T.StructField]) -> list[str]:
-    """Create the table or add the new source columns (schema evolution). Returns the added column names."""
+    """Create the table, or add the new source columns and widen the widened ones (schema evolution: one commit,
+    after one that sets the table features it needs). Returns the added column names."""
     if not check.exists:
         schema = T.StructType(list(check.data_schema.fields) + list(extra_fields))
-        create_table(spark, check.path, schema, {"delta.enableChangeDataFeed": "false"})
+        create_table(spark, check.path, schema, {"delta.enableChangeDataFeed": "false", TYPE_WIDENING: "true"})
         check.exists = True
         return []
-    if check.new_columns:
-        empty = spark.createDataFrame([], T.StructType(check.new_columns))
+    if check.enable:
+        settings = ", ".join(f"'{name}' = '{value}'" for name, value in check.enable)
+        spark.sql(f"ALTER TABLE delta.{q(check.path)} SET TBLPROPERTIES ({settings})")
+        for (name, value), why in check.enable.items():
+            log.info("table %s: %s (%s = %s)", check.path, why, name, value)
+        check.enable = {}
+    if check.new_columns or check.widened:
+        empty = spark.createDataFrame([], T.StructType(check.new_columns + check.widened))
         empty.write.format("delta").mode("append").option("mergeSchema", "true").save(check.path)
-        return [f.name for f in check.new_columns]
-    return []
+    if check.widened:
+        old = {f.name: f.dataType for f in check.table_schema or []}
+        changes = ", ".join(
+            f"{f.name} {old[f.name].simpleString()} → {f.dataType.simpleString()}" for f in check.widened
+        )
+        log.info("table %s: widened %s", check.path, changes)
+    return [f.name for f in check.new_columns]
 
 
 def source_frame(
