@@ -33,8 +33,17 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from spark_sink.delta import order
-from spark_sink.delta.tables import IS_DELETE, SOURCE_TS, IncompatibleTableError, create_table, position_values, q
+from spark_sink.delta.tables import (
+    IS_DELETE,
+    SOURCE_TS,
+    TYPE_WIDENING,
+    IncompatibleTableError,
+    create_table,
+    position_values,
+    q,
+)
 from spark_sink.position import SourcePosition
+from spark_sink.spark_types import same_type
 
 TRUNCATE = "_cdc_truncate"
 META = [
@@ -91,13 +100,26 @@ class DeleteLedger:
     def ensure(self) -> None:
         """Create the ledger, or add the key columns to one created by a truncate-only batch."""
         if not self.exists():
-            create_table(self.spark, self.path, T.StructType(self.key_fields + META))
+            create_table(self.spark, self.path, T.StructType(self.key_fields + META), {TYPE_WIDENING: "true"})
             return
         stored = self._stored_keys()
         self._check_keys(stored)
         if not stored and self.keys:
             empty = self.spark.createDataFrame([], T.StructType(self.key_fields))
             empty.write.format("delta").mode("append").option("mergeSchema", "true").save(self.path)
+        self._widen_keys()
+
+    def _widen_keys(self) -> None:
+        """Key columns the table widened (int → bigint …) are widened here too, before the table's MERGE: a key
+        beyond the old type's range must fit when its delete is recorded."""
+        have = {f.name: f.dataType for f in DeltaTable.forPath(self.spark, self.path).toDF().schema.fields}
+        wider = [f for f in self.key_fields if f.name in have and not same_type(have[f.name], f.dataType)]
+        if not wider:
+            return
+        table = f"delta.{q(self.path)}"
+        self.spark.sql(f"ALTER TABLE {table} SET TBLPROPERTIES ('{TYPE_WIDENING}' = 'true')")
+        for f in wider:
+            self.spark.sql(f"ALTER TABLE {table} ALTER COLUMN {q(f.name)} TYPE {f.dataType.simpleString()}")
 
     # -- reading ----------------------------------------------------------------------------------------------
     def guard(self, changes: DataFrame) -> DataFrame:
@@ -106,6 +128,7 @@ class DeleteLedger:
             return changes
         stored = self._stored_keys()
         self._check_keys(stored)
+        self._widen_keys()
         ledger = self.spark.read.format("delta").load(self.path)
         mark = ledger.where(F.col(TRUNCATE)).agg(_newest().alias(MARK))
         guarded = changes.crossJoin(mark)
