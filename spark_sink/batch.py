@@ -41,6 +41,9 @@ BATCH_END = "<batch end>"  # the `fault` hook's table name once everything of th
 SPARK_ERRORS = (PySparkException, Py4JError, IncompatibleTableError, ValueError, TypeError, OverflowError)
 
 
+Reject = Callable[[TablePlan, str, str], int]  # (plan, stage, reason) → how many events went to the dead letter
+
+
 class SinkError(RuntimeError):
     """Raised in fail-fast mode: the query stops and the batch is replayed from the checkpoint on restart."""
 
@@ -132,7 +135,12 @@ class BatchProcessor:
             self._fail_fast(f"table {table}: {reason}")
             letters.extend(dead_letter.DeadLetter(e.raw, table, "plan", reason) for e in failed)
             metrics.tables.append(TableMetrics(table, events=len(failed), dead_letters=len(failed), error=reason))
-        prepared = self._check_all(plan.tables, metrics, letters)
+
+        def reject(p: TablePlan, stage: str, reason: str) -> int:
+            letters.extend(dead_letter.DeadLetter(ev.raw, p.table, stage, reason) for ev in p.events)
+            return len(p.events)
+
+        prepared = self._check_all(plan.tables, metrics, reject)
         for p in prepared:
             metrics.tables.append(self._apply(p, batch_id, letters))
         if letters:
@@ -157,6 +165,18 @@ class BatchProcessor:
         retention = self.config.delete_ledger_retention_ms
         return None if retention is None else int(self.clock() * 1000) - retention
 
+    def _ledger(self, p: _Prepared) -> deletes.DeleteLedger:
+        return deletes.DeleteLedger(
+            self.spark, self.config.delete_ledger_path(p.plan.table), self._key_fields(p), self._expire_before_ms()
+        )
+
+    def _apply_failed(self, table: str, batch_id: int, error: Exception) -> str:
+        """The reason a table's batch could not be applied (raised under fail_fast, else logged)."""
+        reason = f"{type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}"
+        self._fail_fast(f"table {table}: {reason}")
+        log.error("table %s: applying batch %d failed, its events go to the dead letter: %s", table, batch_id, reason)
+        return reason
+
     def _fail_fast(self, message: str) -> None:
         if self.config.fail_fast:
             raise SinkError(message)
@@ -167,9 +187,8 @@ class BatchProcessor:
         counted = [multiset.COUNT_FIELD] if keyless else []
         return list(META_FIELDS) + (list(SOFT_FIELDS) if soft else []) + counted
 
-    def _check_all(
-        self, plans: Iterable[TablePlan], metrics: BatchMetrics, letters: list[dead_letter.DeadLetter]
-    ) -> list[_Prepared]:
+    def _check_all(self, plans: Iterable[TablePlan], metrics: BatchMetrics, reject: Reject) -> list[_Prepared]:
+        """Each plan checked against its table; a failing table's events are rejected (dead-lettered) whole."""
         prepared = []
         for plan in plans:
             opts = self.config.options_for(plan.table)
@@ -189,10 +208,8 @@ class BatchProcessor:
                 reason = f"{type(e).__name__}: {e}"
                 self._fail_fast(f"table {plan.table}: {reason}")
                 log.error("table %s: its events go to the dead letter: %s", plan.table, reason)
-                letters.extend(dead_letter.DeadLetter(ev.raw, plan.table, "schema", reason) for ev in plan.events)
-                metrics.tables.append(
-                    TableMetrics(plan.table, events=len(plan.events), dead_letters=len(plan.events), error=reason)
-                )
+                n = reject(plan, "schema", reason)
+                metrics.tables.append(TableMetrics(plan.table, events=n, dead_letters=n, error=reason))
                 continue
             prepared.append(_Prepared(plan, check, soft, history))
         return prepared
@@ -228,12 +245,7 @@ class BatchProcessor:
                 )
                 tm.truncated = plan.truncate_at is not None
             else:
-                ledger = deletes.DeleteLedger(
-                    self.spark,
-                    self.config.delete_ledger_path(plan.table),
-                    self._key_fields(p),
-                    self._expire_before_ms(),
-                )
+                ledger = self._ledger(p)
                 if plan.truncate_at is not None:
                     truncate_event = max((e for e in plan.events if e.op == "t"), key=lambda e: e.position)
                     merge.truncate(self.spark, path, plan.truncate_at, merge.truncate_ts_sql(plan), p.soft)
@@ -249,11 +261,7 @@ class BatchProcessor:
                         ledger.record_deletes(source)
             tm.inserted, tm.updated, tm.deleted = counts.inserted, counts.updated, counts.deleted
         except SPARK_ERRORS as e:
-            reason = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
-            self._fail_fast(f"table {plan.table}: {reason}")
-            log.error(
-                "table %s: applying batch %d failed, its events go to the dead letter: %s", plan.table, batch_id, reason
-            )
+            reason = self._apply_failed(plan.table, batch_id, e)
             letters.extend(dead_letter.DeadLetter(ev.raw, plan.table, "apply", reason) for ev in plan.events)
             tm.error, tm.dead_letters = reason, len(plan.events)
         return tm

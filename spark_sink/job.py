@@ -6,6 +6,7 @@ import logging
 import os
 import re
 import sys
+from pathlib import Path
 from typing import Any
 
 from pyspark.errors import PySparkRuntimeError
@@ -14,8 +15,6 @@ from pyspark.sql.streaming import StreamingQuery, StreamingQueryListener
 
 from spark_sink.batch import BatchProcessor
 from spark_sink.config import SinkConfig
-from spark_sink.decoding import decoder_for
-from spark_sink.decoding.schema_registry import RegistryClient
 from spark_sink.prerequisites import (
     JAVA_EXITED,
     PrerequisiteError,
@@ -24,7 +23,6 @@ from spark_sink.prerequisites import (
     session_jars,
     under_spark_submit,
 )
-from spark_sink.types import TypeOptions
 
 log = logging.getLogger("spark_sink")
 
@@ -151,19 +149,35 @@ def start(spark: SparkSession, config: SinkConfig, processor: BatchProcessor | N
 
 
 def make_processor(spark: SparkSession, config: SinkConfig) -> BatchProcessor:
-    """The foreachBatch handler. Records are decoded where it runs, on the driver (the batch is collected there to
-    plan one MERGE per table), so the decoder's caches, Avro writer schemas by id among them, last for the job."""
-    registry = None
-    if config.schema_registry_url:
-        registry = RegistryClient.from_config(config.schema_registry_url, config.schema_registry_user_info)
-    decoder = decoder_for(
-        config.format,
-        schemas=config.schemas,
-        placeholder=config.unavailable_value_placeholder,
-        options=TypeOptions(variable_scale=config.variable_scale),
-        registry=registry,
-    )
-    return BatchProcessor(spark, config, decoder)
+    """The foreachBatch handler: records decoded and tables reduced on the executors (spark_sink/stage), except in
+    transaction-consistent mode and with SCD2 history tables, whose batches are collected and decoded on the driver
+    (spark_sink/batch.py; the driver's decoder keeps its caches, Avro writer schemas by id among them, for the job)."""
+    from spark_sink.stage.decode import build_decoder
+    from spark_sink.stage.processor import DistributedBatchProcessor, runs_distributed
+
+    if runs_distributed(config):
+        ship_package(spark)
+        return DistributedBatchProcessor(spark, config, build_decoder(config))
+    return BatchProcessor(spark, config, build_decoder(config))
+
+
+_SHIPPED: set[str] = set()  # the Spark applications that have the package
+
+
+def ship_package(spark: SparkSession) -> None:
+    """Make `spark_sink` importable by the executors' Python workers: a zip of the package handed to Spark
+    (`addPyFile`), so a cluster needs no installation of it (local masters import it from the driver's path)."""
+    import shutil
+    import tempfile
+
+    app = spark.sparkContext.applicationId
+    if app in _SHIPPED:
+        return
+    _SHIPPED.add(app)
+    package = Path(__file__).resolve().parent
+    folder = Path(tempfile.mkdtemp(prefix="spark_sink_pyfiles_"))
+    archive = shutil.make_archive(str(folder / "spark_sink"), "zip", root_dir=package.parent, base_dir=package.name)
+    spark.sparkContext.addPyFile(archive)
 
 
 def run(config: SinkConfig, spark: SparkSession | None = None, timeout_s: float | None = None) -> BatchProcessor:

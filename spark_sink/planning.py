@@ -94,7 +94,22 @@ def last_per_key(events: Iterable[ChangeEvent]) -> list[ChangeEvent]:
     return out
 
 
-def union_schema(events: Iterable[ChangeEvent]) -> tuple[RowSchema, bool]:
+@dataclass(frozen=True)
+class SchemaSeen:
+    """A row schema as the driver learns it from the executors (spark_sink/stage/summary.py): its events' order is
+    the first position it was seen at."""
+
+    schema: RowSchema
+    typed: bool
+    order: tuple[int, ...]
+
+
+def union_of(seen: Iterable[SchemaSeen]) -> tuple[RowSchema, bool]:
+    """`union_schema` of schemas seen (first-seen order by their `order`)."""
+    return union_schema(seen)
+
+
+def union_schema(events: Iterable[ChangeEvent | SchemaSeen]) -> tuple[RowSchema, bool]:
     """All columns seen, in first-seen order. A column whose typed schemas differ takes the wider type when one
     widens to the other (spark_sink/types/widening.py: int → long, decimal(10,2) → decimal(14,2) …; the events of the
     narrower type keep their values, which fit); any other type change raises. Inferred (schemaless) types are

@@ -57,6 +57,7 @@ class ChangeEvent:
     tx_id: str | None = None  # the txId part of the `transaction` block's id (None: no transaction block)
     typed: bool = True  # False for schemaless JSON (types inferred)
     before: Mapping[str, Any] | None = None  # keyless tables' updates: the whole old row (REPLICA IDENTITY FULL)
+    snapshot: str | None = None  # `source.snapshot` (true, first, last, incremental, false …)
 
     @property
     def keyless(self) -> bool:

@@ -295,6 +295,7 @@ class EnvelopeReader:
             tx_id=tx_id,
             typed=typed,
             before=before,
+            snapshot=None if not source or source.get("snapshot") is None else str(source["snapshot"]),
         )
 
     def _tx_marker(self, raw: RawRecord, payload: Mapping[str, Any]) -> TxMarker:

@@ -7,7 +7,8 @@ import datetime as dt
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from pyspark.sql import SparkSession
+from pyspark.sql import Column, DataFrame, SparkSession
+from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from spark_sink.decoding.base import RawRecord
@@ -61,3 +62,42 @@ def write(spark: SparkSession, path: str, app_id: str, batch_id: int, letters: S
         .option("txnVersion", batch_id)
         .save(path)
     )
+
+
+def letters_of(records: DataFrame, table: Column, stage: str, reason: Column) -> DataFrame:
+    """Dead letters of decoded records (spark_sink/stage/decode.py rows: their Kafka coordinates and bytes), for
+    `write_frames`."""
+    return records.select(
+        "topic",
+        "partition",
+        "offset",
+        "key",
+        "value",
+        table.cast("string").alias("table"),
+        F.lit(stage).alias("stage"),
+        F.substring(reason, 1, 4000).alias("reason"),
+    )
+
+
+def write_frames(spark: SparkSession, path: str, app_id: str, batch_id: int, frames: Sequence[DataFrame]) -> int:
+    """Append the dead letters of a micro-batch in one write (idempotent per batch id); returns how many."""
+    union = frames[0]
+    for frame in frames[1:]:
+        union = union.unionByName(frame)
+    union = union.withColumn("batch_id", F.lit(batch_id).cast("long")).withColumn(
+        "recorded_at", F.lit(dt.datetime.now(dt.UTC)).cast("timestamp")
+    )
+    union = union.select(*[F.col(f.name).cast(f.dataType) for f in SCHEMA.fields])
+    union = union.persist()
+    try:
+        count = union.count()
+        (
+            union.write.format("delta")
+            .mode("append")
+            .option("txnAppId", f"{app_id}-dead-letter")
+            .option("txnVersion", batch_id)
+            .save(path)
+        )
+    finally:
+        union.unpersist()
+    return count

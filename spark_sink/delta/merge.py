@@ -8,6 +8,7 @@ backwards. Truncates delete (or soft-delete) the rows older than the truncate's 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -59,10 +60,18 @@ def truncate_ts_sql(plan: TablePlan) -> str:
     return "CAST(NULL AS TIMESTAMP)" if event.source_ts_ms is None else f"timestamp_millis({event.source_ts_ms})"
 
 
-def truncate(spark: SparkSession, path: str, pos: SourcePosition, ts_sql: str, soft: bool) -> None:
+def truncate(
+    spark: SparkSession,
+    path: str,
+    pos: SourcePosition,
+    ts_sql: str,
+    soft: bool,
+    also: Mapping[str, str] | None = None,
+) -> None:
+    """Delete (soft: mark deleted, setting `also` too) the rows older than `pos`."""
     table = DeltaTable.forPath(spark, path)
     if soft:
-        marks: dict[str, Any] = {DELETED: "true", DELETED_AT: ts_sql, OP: "'t'"}
+        marks: dict[str, Any] = {DELETED: "true", DELETED_AT: ts_sql, OP: "'t'", **(also or {})}
         marks |= dict(zip(order.COLUMNS, map(str, position_values(pos)), strict=True))
         table.update(
             condition=f"{order.row_older_than(pos)} AND NOT coalesce({DELETED}, false)",

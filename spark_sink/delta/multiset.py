@@ -5,10 +5,15 @@ carries the whole old row: an insert adds one to the count of its row content, a
 does both (old content -1, new content +1). The table keeps one row per distinct content with `_cdc_count`, the
 number of identical source rows (a source table may hold duplicates), and drops it (hard delete) or marks it
 `_deleted` (soft) when the count reaches zero. Replays cannot be caught per row (a deleted row takes its position
-with it), so the table's applied-through watermark (spark_sink/delta/watermark.py) filters them, which needs the
-table's changes in source order: one Kafka partition, and a known order inside each transaction. The MERGE runs at
-most once per micro-batch (spark_sink/delta/txn.py), so a batch replayed after a crash between the MERGE and the
-watermark write does not count twice.
+with it), so the table's applied-through watermark (spark_sink/delta/watermark.py) filters them: a change is applied
+only when its position is past the watermark, which needs every change to have a position of its own, in source
+order: one Kafka partition, and transaction metadata (PostgreSQL gives the rows of one multi-row insert one LSN;
+`transaction.total_order` tells them apart). Snapshot rows share the snapshot's position: they are applied when at
+or past the watermark, and a snapshot newer than the watermark (a first one, or one taken again after a worker
+crash cut the previous short) first removes every row older than it, so the table becomes the snapshot instead of
+counting rows twice. Incremental snapshots (rows read again while streaming goes on) cannot be counted exactly and
+are refused. The MERGE runs at most once per micro-batch (spark_sink/delta/txn.py), so a batch replayed after a
+crash between the MERGE and the watermark write does not count twice.
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ from dataclasses import replace
 from typing import Any
 
 from delta.tables import DeltaTable
-from pyspark.sql import SparkSession
+from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
@@ -53,21 +58,59 @@ def signed_changes(events: list[ChangeEvent]) -> list[ChangeEvent]:
     return out
 
 
+NO_TRANSACTION_METADATA = (
+    "a table without a primary key needs transaction metadata (provide.transaction.metadata=true): its changes "
+    "must each have a position of their own (the rows of a multi-row insert share one LSN)"
+)
+INCREMENTAL_SNAPSHOT = (
+    "an incremental snapshot of a table without a primary key cannot be applied exactly: rows read again while "
+    "streaming goes on would be counted twice (use a blocking or initial snapshot)"
+)
+
+
+def refusal(op: str, tx_id: str | None, snapshot: str | None) -> str | None:
+    """Why a keyless change cannot be applied exactly, or None."""
+    if op == "r":
+        return INCREMENTAL_SNAPSHOT if snapshot == "incremental" else None
+    return NO_TRANSACTION_METADATA if tx_id is None and op != "t" else None
+
+
+def check_order(topic: str, partition: int, unknown_order: bool) -> None:
+    """IncompatibleTableError when a keyless table's changes cannot be trusted to arrive in source order."""
+    if partition != 0:
+        raise IncompatibleTableError(
+            f"changes of a table without a primary key come from partition {partition} of {topic}: their source "
+            "order is only kept in a single-partition topic (whole rows are their identity, so replays are "
+            "recognized by order alone)"
+        )
+    if unknown_order:
+        raise IncompatibleTableError(
+            "a table without a primary key needs the order of changes inside a transaction: enable "
+            "provide.transaction.metadata on the connector (its events share one position per transaction)"
+        )
+
+
 def pending(plan: TablePlan, applied: SourcePosition | None) -> list[ChangeEvent]:
-    """The plan's changes newer than the watermark; IncompatibleTableError when their order cannot be trusted."""
+    """The plan's changes past the watermark (snapshot rows: at or past it); IncompatibleTableError when they
+    cannot be applied exactly."""
     for e in plan.changes:
-        if e.raw.partition != 0:
-            raise IncompatibleTableError(
-                f"changes of a table without a primary key come from partition {e.raw.partition} of {e.raw.topic}: "
-                "their source order is only kept in a single-partition topic (whole rows are their identity, so "
-                "replays are recognized by order alone)"
-            )
-        if e.position.seq == UNKNOWN_ORDER:
-            raise IncompatibleTableError(
-                "a table without a primary key needs the order of changes inside a transaction: enable "
-                "provide.transaction.metadata on the connector (its events share one position per transaction)"
-            )
-    return [e for e in plan.changes if applied is None or e.position > applied]
+        check_order(e.raw.topic, e.raw.partition, e.position.seq == UNKNOWN_ORDER)
+        reason = refusal(e.op, e.tx_id, e.snapshot)
+        if reason:
+            raise IncompatibleTableError(reason)
+    return [
+        e for e in plan.changes if applied is None or e.position > applied or (e.op == "r" and e.position == applied)
+    ]
+
+
+def new_snapshot(snapshot_at: SourcePosition | None, applied: SourcePosition | None) -> bool:
+    """A snapshot past the watermark: the table is to become it (rows older than it go first)."""
+    return snapshot_at is not None and (applied is None or snapshot_at > applied)
+
+
+def reset_to_snapshot(spark: SparkSession, path: str, at: SourcePosition, ts_sql: str, soft: bool) -> None:
+    """Remove the rows older than the snapshot at `at` (soft: mark them deleted, counted zero)."""
+    merge.truncate(spark, path, at, ts_sql, soft, also={COUNT: "0"})
 
 
 def _no_maps(check: TableCheck) -> None:
@@ -103,27 +146,26 @@ def apply(
     applied = watermark.read(spark, watermark_path)
     events = pending(plan, applied)
     if plan.truncate_at is not None and (applied is None or plan.truncate_at > applied):
-        merge.truncate(spark, check.path, plan.truncate_at, truncate_ts_sql(plan), soft)
+        merge.truncate(spark, check.path, plan.truncate_at, truncate_ts_sql(plan), soft, also={COUNT: "0"})
+    snapshots = [e.position for e in events if e.op == "r"]
+    if snapshots and new_snapshot(max(snapshots), applied):
+        reset_to_snapshot(spark, check.path, max(snapshots), "CAST(NULL AS TIMESTAMP)", soft)
     counts = MergeCounts()
     if events:
-        counts = _merge(spark, plan, check, signed_changes(events), soft, app_id, batch_id)
+        signed = source_frame(spark, plan, check, signed_changes(events))
+        counts = merge_signed(spark, check, signed, soft, app_id, batch_id)
     newest = [e.position for e in plan.events]
     if newest and (applied is None or max(newest) > applied):
         watermark.write(spark, watermark_path, max(newest), f"{app_id}-watermark", batch_id)
     return counts
 
 
-def _merge(
-    spark: SparkSession,
-    plan: TablePlan,
-    check: TableCheck,
-    signed: list[ChangeEvent],
-    soft: bool,
-    app_id: str,
-    batch_id: int,
+def merge_signed(
+    spark: SparkSession, check: TableCheck, frame: DataFrame, soft: bool, app_id: str, batch_id: int
 ) -> MergeCounts:
+    """MERGE whole-row removals (IS_DELETE) and additions, netted per row content, into the counted table, at most
+    once per micro-batch."""
     names = [f.name for f in check.data_schema.fields]
-    frame = source_frame(spark, plan, check, signed)
     meta = [*order.COLUMNS, OP, SOURCE_TS]
     newest_first = F.struct(*[F.col(c) for c in order.COLUMNS], (~F.col(IS_DELETE)).alias("addition"))
     source = (

@@ -3,6 +3,7 @@ running the job once (available-now) on the test session's SparkSession."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import confluent_kafka
@@ -25,6 +26,41 @@ class Kafka:
 
     def flush(self) -> None:
         assert self.producer.flush(15) == 0
+
+
+def topic_sink(bootstrap: str, topic: str, folder: Path, query_name: str, **extra: Any) -> Any:
+    """A fail-fast job on one topic, tables named after the source table, two records per micro-batch (so a
+    transaction's changes land in different batches), warehouse and checkpoint in `folder`."""
+    from spark_sink.config import SinkConfig
+
+    settings: dict[str, Any] = {
+        "bootstrap_servers": bootstrap,
+        "topics": (topic,),
+        "warehouse": str(folder / "wh"),
+        "checkpoint": str(folder / "cp"),
+        "table_name_template": "{table}",
+        "max_offsets_per_trigger": 2,
+        "fail_fast": True,
+        "query_name": query_name,
+    }
+    return SinkConfig(**(settings | extra))
+
+
+async def change_events(bootstrap: str, topic: str, at_least: int, timeout: float = 40) -> list[Any]:
+    """The topic's records once it holds `at_least` change events (tombstones not counted)."""
+    from connect_worker.kafka.reader import read_to_end
+    from tests.worker_support import wait_for
+
+    async def enough() -> list[Any]:
+        got = await read_to_end({"bootstrap.servers": bootstrap}, topic)
+        return got if sum(1 for r in got if r.value is not None) >= at_least else []
+
+    try:
+        result: list[Any] = await wait_for(enough, timeout)
+    except AssertionError:
+        got = await read_to_end({"bootstrap.servers": bootstrap}, topic)
+        raise AssertionError(f"fewer than {at_least} change events in {topic}: {len(got)} records") from None
+    return result
 
 
 def rows(spark: Any, path: str, order: str = "id") -> list[dict[str, Any]]:

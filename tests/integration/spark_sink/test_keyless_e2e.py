@@ -15,10 +15,9 @@ import confluent_kafka
 import psycopg
 import pytest
 
-from connect_worker.kafka.reader import read_to_end
-from tests.integration.spark_sink.support import rows, run_job
+from tests.integration.spark_sink.support import change_events, rows, run_job, topic_sink
 from tests.integration.spark_sink.test_postgres_e2e import big_text, connector_config, execute
-from tests.worker_support import running_worker, wait_for
+from tests.worker_support import running_worker
 
 pytestmark = [pytest.mark.integration, pytest.mark.spark]
 
@@ -41,8 +40,6 @@ async def test_keyless_table_to_delta_and_a_replayed_tail(
     spark: Any, spark_jars: Path, tmp_path: Path, worker_props: dict[str, str], kafka_bootstrap: str, pg_dsn: str,
     unique_name: str,
 ) -> None:  # fmt: skip
-    from spark_sink.config import SinkConfig
-
     s = unique_name
     topic = f"{s}.{s}.events"
     big = big_text(7)
@@ -52,35 +49,21 @@ async def test_keyless_table_to_delta_and_a_replayed_tail(
         f"CREATE TABLE {s}.events (name text, qty int, note text)",
         f"ALTER TABLE {s}.events REPLICA IDENTITY FULL",
         f"ALTER TABLE {s}.events ALTER COLUMN note SET STORAGE EXTERNAL",
-        f"INSERT INTO {s}.events VALUES ('a', 1, NULL), ('a', 1, NULL), ('b', 2, 'x')",  # a duplicate row
+        f"INSERT INTO {s}.events VALUES ('a', 1, NULL), ('a', 1, NULL), ('b', 2, 'x'), ('z', 9, 'kept')",  # duplicates
     )
-    config = SinkConfig(
-        bootstrap_servers=kafka_bootstrap,
-        topics=(topic,),
-        warehouse=str(tmp_path / "wh"),
-        checkpoint=str(tmp_path / "cp"),
-        table_name_template="{table}",
-        max_offsets_per_trigger=2,
-        fail_fast=True,
-        query_name=f"keyless_{s}",
-    )
+    config = topic_sink(kafka_bootstrap, topic, tmp_path, f"keyless_{s}")
     table = tmp_path / "wh" / "events"
 
-    async def written() -> list[Any]:
-        return await read_to_end({"bootstrap.servers": kafka_bootstrap}, topic)
-
-    async def at_least(n: int) -> None:
-        try:
-            await wait_for(lambda: _count_at_least(written, n), 40)
-        except AssertionError:
-            got = [None if r.value is None else r.value[-300:] for r in await written()]
-            raise AssertionError(f"fewer than {n} change events in {topic}: {got}") from None
+    async def at_least(n: int) -> list[Any]:
+        return await change_events(kafka_bootstrap, topic, n)
 
     try:
         async with running_worker(worker_props) as (_w, client):
-            r = await client.post("/connectors", json={"name": "pg", "config": connector_config(s)})
+            # transaction metadata gives every change a position of its own (a COPY's rows share one LSN)
+            connector = {**connector_config(s), "provide.transaction.metadata": "true"}
+            r = await client.post("/connectors", json={"name": "pg", "config": connector})
             assert r.status_code == 201, r.text
-            await at_least(3)
+            await at_least(4)  # the snapshot, read two records per micro-batch below: split over batches
             await execute(
                 pg_dsn,
                 f"INSERT INTO {s}.events VALUES ('c', 3, '{big}')",  # TOASTed
@@ -91,20 +74,26 @@ async def test_keyless_table_to_delta_and_a_replayed_tail(
                 f"INSERT INTO {s}.events VALUES ('d', 4, NULL)",
                 f"DELETE FROM {s}.events WHERE name = 'd'",
             )
-            await at_least(3 + 7)
+            async with await psycopg.AsyncConnection.connect(pg_dsn, autocommit=True) as conn:
+                cur = conn.cursor()
+                async with cur.copy(f"COPY {s}.events FROM STDIN") as copy:  # one WAL record, one LSN: 3 rows
+                    for row in (("e", 5, None), ("e", 5, None), ("f", 6, "y")):
+                        await copy.write_row(row)
+            await at_least(4 + 7 + 3)
             await asyncio.to_thread(run_job, spark, config)
             want = await source_multiset(pg_dsn, s)
             assert table_multiset(spark, table) == want
-            assert want[("a", 1, None)] == 1 and want[("c", 30, big)] == 1
+            assert want[("a", 1, None)] == 1 and want[("c", 30, big)] == 1 and want[("e", 5, None)] == 2
+            assert want[("z", 9, "kept")] == 1
 
             # the worker replays its last records (same bytes, same positions) after a crash: nothing changes
-            tail = (await written())[-5:]
+            tail = (await at_least(4 + 7 + 3))[-5:]
             producer = confluent_kafka.Producer({"bootstrap.servers": kafka_bootstrap})
             for rec in tail:
                 producer.produce(topic, key=rec.key, value=rec.value, partition=0)
             assert producer.flush(15) == 0
             await execute(pg_dsn, f"INSERT INTO {s}.events VALUES ('a', 1, NULL)")
-            await at_least(3 + 7 + sum(1 for rec in tail if rec.value is not None) + 1)
+            await at_least(4 + 7 + 3 + sum(1 for rec in tail if rec.value is not None) + 1)
             await asyncio.to_thread(run_job, spark, config)
             assert table_multiset(spark, table) == await source_multiset(pg_dsn, s)
     finally:
@@ -112,7 +101,3 @@ async def test_keyless_table_to_delta_and_a_replayed_tail(
         with contextlib.suppress(psycopg.Error):
             await execute(pg_dsn, f"SELECT pg_drop_replication_slot('slot_{s}')")
         await execute(pg_dsn, f"DROP PUBLICATION IF EXISTS pub_{s}")
-
-
-async def _count_at_least(read: Any, n: int) -> bool:
-    return sum(1 for r in await read() if r.value is not None) >= n  # change events, tombstones left out

@@ -2,7 +2,7 @@
 VStream protocol, no Vitess server can run here) → the Spark job → a Delta table equal to the peer's script.
 
 Vitess events carry no LSN: the sink orders one key's events by its shard's GTID set in `source.vgtid`, and without
-transaction metadata the order inside a transaction is unknown (spark_sink/position.py). The job runs one record
+transaction metadata the order inside a transaction is unknown (spark_sink/position.py). The job runs two records
 per micro-batch, so a transaction's insert and update of one key land in different batches and must both apply;
 then the connector is restarted and the peer sends transactions again, as VTGate does after a rewind, and the
 table must still end equal to the script."""
@@ -16,9 +16,8 @@ from typing import Any
 
 import pytest
 
-from connect_worker.kafka.reader import read_to_end
 from connectors.vitess.vgtid import ShardGtid, Vgtid
-from tests.integration.spark_sink.support import rows, run_job
+from tests.integration.spark_sink.support import change_events, rows, run_job, topic_sink
 from tests.vitess_peer import (
     Col,
     FakeVtgate,
@@ -30,7 +29,7 @@ from tests.vitess_peer import (
     row_event,
     vgtid_event,
 )
-from tests.worker_support import running_worker, wait_for
+from tests.worker_support import running_worker
 
 pytestmark = [pytest.mark.integration, pytest.mark.spark]
 
@@ -92,8 +91,6 @@ async def test_vitess_topics_to_delta_across_shards_and_a_replay(
     spark: Any, spark_jars: Path, tmp_path: Path, worker_props: dict[str, str], kafka_bootstrap: str,
     unique_name: str, vtgate: FakeVtgate,
 ) -> None:  # fmt: skip
-    from spark_sink.config import SinkConfig
-
     p = unique_name
     topic = f"{p}.commerce.customers"
     script = Script()
@@ -109,16 +106,7 @@ async def test_vitess_topics_to_delta_across_shards_and_a_replay(
             response(copy_completed()),
         ]
     )  # fmt: skip
-    config = SinkConfig(
-        bootstrap_servers=kafka_bootstrap,
-        topics=(topic,),
-        warehouse=str(tmp_path / "wh"),
-        checkpoint=str(tmp_path / "cp"),
-        table_name_template="{table}",
-        max_offsets_per_trigger=1,  # one record per micro-batch: transactions split across batches
-        fail_fast=True,
-        query_name=f"vt_{p}",
-    )
+    config = topic_sink(kafka_bootstrap, topic, tmp_path, f"vt_{p}")  # two records per batch: transactions split
     connector = {
         "connector.class": "io.debezium.connector.vitess.VitessConnector",
         "database.hostname": "127.0.0.1",
@@ -128,10 +116,7 @@ async def test_vitess_topics_to_delta_across_shards_and_a_replay(
     }
 
     async def written(n: int) -> None:
-        async def enough() -> bool:
-            return len(await read_to_end({"bootstrap.servers": kafka_bootstrap}, topic)) >= n
-
-        await wait_for(enough, 40)
+        await change_events(kafka_bootstrap, topic, n)
 
     async with running_worker({**worker_props, "offset.flush.interval.ms": "300"}) as (_w, client):
         r = await client.post("/connectors", json={"name": "vt", "config": connector})
@@ -149,7 +134,7 @@ async def test_vitess_topics_to_delta_across_shards_and_a_replay(
             script.transaction("-80", (None, ("6", "Six", "6")), (("6", "Six", "6"), None)),  # born and gone
         ]  # fmt: skip
         await vtgate.push(*first)
-        await written(3 + 17)
+        await written(3 + 13)  # tombstones not counted
         await asyncio.to_thread(run_job, spark, config)
         assert table_rows(spark, tmp_path / "wh" / "customers") == script.expected()
 
@@ -164,7 +149,7 @@ async def test_vitess_topics_to_delta_across_shards_and_a_replay(
             script.transaction("80-", (("11", "Eleven again", "12"), None), (None, ("12", "Twelve", None))),
         ]
         await vtgate.push(*first[2:], *later)
-        await written(3 + 17 + 13 + 4)
+        await written(3 + 13 + 9 + 3)
     await asyncio.to_thread(run_job, spark, config)
     assert table_rows(spark, tmp_path / "wh" / "customers") == script.expected()
     assert script.expected() == [

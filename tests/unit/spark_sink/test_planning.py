@@ -130,3 +130,15 @@ def test_transactions_are_released_whole_and_in_order() -> None:
     ok = release_complete(events, [marker("7", {"s.t": 1, "s.other": 5}, 0)], lambda c: c == "s.t")
     assert sorted(e.key["id"] for e in ok.released) == [1, 4]  # type: ignore[index]
     assert len(ok.held_events) == 2  # tx 8 has no END yet
+
+
+def test_keyless_changes_that_cannot_be_applied_exactly() -> None:
+    from spark_sink.delta.multiset import INCREMENTAL_SNAPSHOT, NO_TRANSACTION_METADATA, refusal
+
+    assert refusal("r", None, "true") is None and refusal("r", None, "last") is None  # snapshot rows: no tx block
+    assert refusal("r", None, "incremental") == INCREMENTAL_SNAPSHOT
+    assert refusal("c", "771", "false") is None and refusal("d", "771", None) is None
+    assert (
+        refusal("c", None, "false") == NO_TRANSACTION_METADATA and refusal("u", None, None) == NO_TRANSACTION_METADATA
+    )
+    assert refusal("t", None, None) is None

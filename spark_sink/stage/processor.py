@@ -1,0 +1,166 @@
+"""The distributed foreachBatch handler: decode on the executors → summarize → plan and check every table on the
+driver → reduce and MERGE table by table on the executors → dead letters → metrics.
+
+The same contract as spark_sink/batch.py (which it extends and whose checks, table rules and Delta layer it
+shares): nothing is written before every table of the batch has been checked, a table that fails goes whole to the
+dead letter (or fails the batch under fail_fast), replays re-apply harmlessly. What differs is where the work runs:
+the driver never sees a record, only aggregates (spark_sink/stage/summary.py), so the job's throughput grows with
+its executors. Transaction-consistent mode and SCD2 history tables still run on the driver (spark_sink/batch.py).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pyspark import StorageLevel
+from pyspark.sql import DataFrame
+from pyspark.sql import functions as F
+
+from spark_sink.batch import BATCH_END, SPARK_ERRORS, BatchProcessor, _Prepared, log
+from spark_sink.config import SinkConfig
+from spark_sink.delta import dead_letter, merge, multiset, watermark
+from spark_sink.delta.tables import IS_DELETE, IncompatibleTableError, ensure_table, ts_from_ms
+from spark_sink.metrics import BatchMetrics, TableMetrics
+from spark_sink.planning import TablePlan
+from spark_sink.stage import reduce
+from spark_sink.stage.decode import EVENT, FAILURE, DecodeStage, spark_schema
+from spark_sink.stage.summary import BatchSummary, TableSummary, summarize
+
+
+def runs_distributed(config: SinkConfig) -> bool:
+    """Whether the job's micro-batches run on the executors (everything but transaction-consistent mode and SCD2)."""
+    if config.transaction_consistent or config.scd2:
+        return False
+    return not any(t.scd2 for t in config.tables.values())
+
+
+class DistributedBatchProcessor(BatchProcessor):
+    def __call__(self, batch: DataFrame, batch_id: int) -> None:
+        started = self.clock()
+        raw = batch.select(
+            "topic", "partition", "offset", "key", "value", F.unix_millis("timestamp").alias("timestamp_ms")
+        )
+        decoded = raw.mapInArrow(DecodeStage(self.config), spark_schema()).persist(StorageLevel.MEMORY_AND_DISK)
+        try:
+            self.process_decoded(decoded, batch_id, started)
+        finally:
+            decoded.unpersist()
+
+    def process_decoded(self, decoded: DataFrame, batch_id: int, started: float) -> BatchMetrics:
+        summary = summarize(decoded)
+        metrics = BatchMetrics(batch_id, records=summary.records, skipped=summary.skipped)
+        letters: list[DataFrame] = []
+        if summary.failures:
+            self._fail_fast(f"cannot decode {summary.failures} records, the first: {summary.first_failure}")
+            failures = decoded.where(F.col("kind") == FAILURE)
+            letters.append(dead_letter.letters_of(failures, F.col("tbl"), "decode", F.col("reason")))
+
+        def events_of(table: str) -> DataFrame:
+            return decoded.where((F.col("kind") == EVENT) & (F.col("tbl") == table))
+
+        def reject(plan: TablePlan, stage: str, reason: str) -> int:
+            letters.append(dead_letter.letters_of(events_of(plan.table), F.lit(plan.table), stage, F.lit(reason)))
+            return by_table[plan.table].events if plan.table in by_table else 0
+
+        for table, n, reason in summary.failed:
+            self._fail_fast(f"table {table}: {reason}")
+            letters.append(dead_letter.letters_of(events_of(table), F.lit(table), "plan", F.lit(reason)))
+            metrics.tables.append(TableMetrics(table, events=n, dead_letters=n, error=reason))
+        by_table = {t.table: t for t in summary.tables}
+        plans = [_plan(t) for t in summary.tables]
+        for p in self._check_all(plans, metrics, reject):
+            metrics.tables.append(self._apply_table(p, by_table[p.plan.table], decoded, batch_id, reject))
+        if letters:
+            written = dead_letter.write_frames(
+                self.spark, self.config.dead_letter, self._idempotence_id(), batch_id, letters
+            )
+            metrics.dead_letters = written
+        if self.fault is not None:
+            self.fault(batch_id, BATCH_END)
+        return self._finish(metrics, summary, started)
+
+    def _finish(self, metrics: BatchMetrics, summary: BatchSummary, started: float) -> BatchMetrics:
+        now_ms = int(self.clock() * 1000)
+        stamps = [t.max_source_ts_ms for t in summary.tables if t.max_source_ts_ms is not None]
+        metrics.lag_ms = now_ms - max(stamps) if stamps else None
+        metrics.duration_ms = int((self.clock() - started) * 1000)
+        for t in metrics.tables:
+            log.info(t.line(metrics.batch_id))
+        log.info(metrics.line())
+        self.history.append(metrics)
+        return metrics
+
+    def _apply_table(
+        self, p: _Prepared, summary: TableSummary, decoded: DataFrame, batch_id: int, reject: Any
+    ) -> TableMetrics:
+        plan = p.plan
+        tm = TableMetrics(plan.table, events=summary.events)
+        if summary.max_source_ts_ms is not None:
+            tm.lag_ms = int(self.clock() * 1000) - summary.max_source_ts_ms
+        source: DataFrame | None = None
+        try:
+            if self.fault is not None:
+                self.fault(batch_id, plan.table)
+            tm.added_columns = ensure_table(self.spark, p.check, self._extra_fields(p.soft, p.scd2, plan.keyless))
+            parsed = reduce.parsed_events(decoded, plan.table, p.check, summary.truncate_at)
+            names = [f.name for f in p.check.data_schema.fields]
+            truncate_ts = "CAST(NULL AS TIMESTAMP)"
+            if summary.truncate_ts_ms is not None:
+                truncate_ts = f"timestamp_millis({summary.truncate_ts_ms})"
+            if plan.keyless:
+                multiset.check_order(*summary.first_partition, summary.unknown_order)
+                if summary.refusal:
+                    raise IncompatibleTableError(summary.refusal)
+                path = self.config.watermark_path(plan.table)
+                applied = watermark.read(self.spark, path)
+                zero = {multiset.COUNT: "0"}
+                if summary.truncate_at is not None and (applied is None or summary.truncate_at > applied):
+                    merge.truncate(self.spark, p.check.path, summary.truncate_at, truncate_ts, p.soft, also=zero)
+                if summary.snapshot_at is not None and multiset.new_snapshot(summary.snapshot_at, applied):
+                    no_ts = "CAST(NULL AS TIMESTAMP)"
+                    multiset.reset_to_snapshot(self.spark, p.check.path, summary.snapshot_at, no_ts, p.soft)
+                app_id = f"{self._idempotence_id()}-{plan.table}"
+                signed = reduce.signed_rows(parsed, names, applied)
+                counts = multiset.merge_signed(self.spark, p.check, signed, p.soft, app_id, batch_id)
+                if summary.newest is not None and (applied is None or summary.newest > applied):
+                    watermark.write(self.spark, path, summary.newest, f"{app_id}-watermark", batch_id)
+            else:
+                ledger = self._ledger(p)
+                if summary.truncate_at is not None:
+                    merge.truncate(self.spark, p.check.path, summary.truncate_at, truncate_ts, p.soft)
+                    ledger.record_truncate(summary.truncate_at, ts_from_ms(summary.truncate_ts_ms))
+                counts = merge.MergeCounts()
+                source = reduce.latest_per_key(parsed, names, plan.key_columns, summary.toast)
+                source = source.persist(StorageLevel.MEMORY_AND_DISK)
+                tm.changes = source.count()
+                if tm.changes:
+                    counts = merge.merge(
+                        self.spark, p.check.path, ledger.guard(source), names, plan.key_columns, p.soft
+                    )
+                    if not p.soft and source.where(F.col(IS_DELETE)).limit(1).count():
+                        ledger.record_deletes(source)
+            tm.truncated = summary.truncate_at is not None
+            tm.inserted, tm.updated, tm.deleted = counts.inserted, counts.updated, counts.deleted
+        except SPARK_ERRORS as e:
+            reason = self._apply_failed(plan.table, batch_id, e)
+            tm.error, tm.dead_letters = reason, reject(plan, "apply", reason)
+        finally:
+            if source is not None:
+                source.unpersist()
+        return tm
+
+
+def _plan(t: TableSummary) -> TablePlan:
+    """The planning facts of a summarized table, in the shape the table checks take (no events: they stay on the
+    executors)."""
+    return TablePlan(
+        table=t.table,
+        topics=t.topics,
+        events=(),
+        changes=(),
+        truncate_at=t.truncate_at,
+        schema=t.schema,
+        key_columns=t.key_columns,
+        typed=t.typed,
+        keyless=t.keyless,
+    )
