@@ -20,6 +20,7 @@ from spark_sink.prerequisites import (
     PrerequisiteError,
     check_java,
     check_services,
+    check_topics,
     session_jars,
     under_spark_submit,
 )
@@ -190,6 +191,8 @@ def run(config: SinkConfig, spark: SparkSession | None = None, timeout_s: float 
         log.warning(warning)
     log.info("Kafka at %s; checkpoint %s", config.bootstrap_servers, config.checkpoint)
     spark = spark or build_session(config)
+    servers = config.kafka_options.get("kafka.bootstrap.servers") or config.bootstrap_servers
+    check_topics(() if config.topic_pattern else subscribed_topics(config), servers, config.kafka_options)
     spark.streams.addListener(ProgressLogger())
     processor = make_processor(spark, config)
     query = start(spark, config, processor)

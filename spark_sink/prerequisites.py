@@ -233,6 +233,37 @@ def check_registry(urls: str, timeout_s: float = CONNECT_TIMEOUT_S) -> None:
         )
 
 
+def missing_topics(wanted: Iterable[str], existing: Iterable[str]) -> list[str]:
+    have = set(existing)
+    return [t for t in wanted if t not in have]
+
+
+def kafka_topics(servers: str, options: Mapping[str, str], timeout_s: float = 10.0) -> set[str] | None:
+    """The broker's topic names (the Kafka source's `kafka.*` options apply), None when they cannot be listed."""
+    try:
+        from confluent_kafka.admin import AdminClient
+    except ImportError:
+        return None
+    settings = {k[len("kafka.") :]: v for k, v in options.items() if k.startswith("kafka.")}
+    try:
+        metadata = AdminClient({"bootstrap.servers": servers, **settings}).list_topics(timeout=timeout_s)
+    except Exception:  # noqa: BLE001 - any failure to list: Spark reports it itself
+        return None
+    return set(metadata.topics)
+
+
+def check_topics(topics: Sequence[str], servers: str, options: Mapping[str, str]) -> None:
+    """PrerequisiteError when a `--topics` topic does not exist: Spark's Kafka source creates none and fails with
+    UnknownTopicOrPartitionException (a pattern waits for matching topics instead)."""
+    existing = kafka_topics(servers, options) if topics else None
+    missing = missing_topics(topics, existing) if existing is not None else []
+    if missing:
+        raise PrerequisiteError(
+            f"topic(s) {', '.join(missing)} do not exist at {servers}: start the connector that writes them first "
+            "(Spark's Kafka source creates no topic), or subscribe with --topic-pattern"
+        )
+
+
 def check_services(config: SinkConfig) -> list[str]:
     """Before the query starts: a writable local warehouse and checkpoint, a reachable Kafka and (Avro) registry.
     Returns warnings (bootstrap servers that did not answer while another did)."""

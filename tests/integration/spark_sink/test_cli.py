@@ -157,3 +157,14 @@ def test_no_java_is_one_line(spark_jars: Path, tmp_path: Path, unique_name: str,
         "spark_sink: Java 17+ is needed to run Spark (no JAVA_HOME and no java on PATH): install one (e.g. apt-get "
         "install openjdk-17-jre-headless) and put its java on PATH or set JAVA_HOME"
     )
+
+
+def test_a_topic_that_does_not_exist_is_one_line(tmp_path: Path, unique_name: str, kafka_bootstrap: str) -> None:
+    """Spark's Kafka source creates no topic and fails with UnknownTopicOrPartitionException: the job says so first."""
+    topic = f"{unique_name}.public.not_yet"
+    done = spark_sink(flags(topic, tmp_path / "wh", kafka_bootstrap), environment())
+    servers = "localhost:9092" if kafka_bootstrap == "127.0.0.1:9092" else kafka_bootstrap  # the default, as given
+    assert the_one_line(done) == (
+        f"spark_sink: topic(s) {topic} do not exist at {servers}: start the connector that writes them first "
+        "(Spark's Kafka source creates no topic), or subscribe with --topic-pattern"
+    )

@@ -279,3 +279,10 @@ def test_services_before_the_query(tmp_path: Path, open_port: int, closed_port: 
     moved = replace(base, kafka_options={"kafka.bootstrap.servers": f"127.0.0.1:{closed_port}"})
     with pytest.raises(PrerequisiteError, match="Kafka is not reachable"):
         check_services(moved)
+
+
+def test_missing_topics() -> None:
+    from spark_sink.prerequisites import missing_topics
+
+    assert missing_topics(["a", "b", "c"], {"b", "x"}) == ["a", "c"]
+    assert missing_topics([], {"b"}) == []
