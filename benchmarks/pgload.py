@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from collections.abc import Iterator
 
 import psycopg
 from psycopg import sql
@@ -96,22 +97,40 @@ class RateRun:
         return self.rows / self.elapsed_s if self.elapsed_s > 0 else 0.0
 
 
+class Pace:
+    """`rate` rows/s for `seconds` as an absolute schedule of ticks of `per_tick` rows each: iterating sleeps until
+    each tick is due (the tick's index) and counts the ticks that came more than a tick late."""
+
+    def __init__(self, rate: int, seconds: float, tick_s: float) -> None:
+        self.rate, self.seconds = rate, seconds
+        self.per_tick = max(1, round(rate * tick_s))
+        self.tick = self.per_tick / rate
+        self.ticks = max(1, round(seconds / self.tick))
+        self.late = 0
+        self.start = time.perf_counter()
+
+    def __iter__(self) -> Iterator[int]:
+        self.start = time.perf_counter()
+        for i in range(self.ticks):
+            due = self.start + i * self.tick
+            now = time.perf_counter()
+            if due > now:
+                time.sleep(due - now)
+            elif now - due > self.tick:
+                self.late += 1
+            yield i
+
+    def run(self) -> RateRun:
+        """What the schedule achieved (call after iterating)."""
+        return RateRun(self.rate, self.seconds, self.ticks * self.per_tick, time.perf_counter() - self.start, self.late)
+
+
 def insert_at_rate(conn: PgConn, table: str, ids: IdSource, rate: int, seconds: float) -> RateRun:
     """Insert `rate` rows/s for `seconds`: one transaction of rate*tick rows every tick, on an absolute schedule."""
-    per_tick = max(1, round(rate * LATENCY_TICK_S))
-    tick = per_tick / rate
-    ticks = max(1, round(seconds / tick))
-    late = 0
-    start = time.perf_counter()
-    for i in range(ticks):
-        due = start + i * tick
-        now = time.perf_counter()
-        if due > now:
-            time.sleep(due - now)
-        elif now - due > tick:
-            late += 1
-        insert_range(conn, table, ids.take(per_tick), per_tick)
-    return RateRun(rate, seconds, ticks * per_tick, time.perf_counter() - start, late)
+    pace = Pace(rate, seconds, LATENCY_TICK_S)
+    for _ in pace:
+        insert_range(conn, table, ids.take(pace.per_tick), pace.per_tick)
+    return pace.run()
 
 
 def drop_publication_and_slot(conn: PgConn, publication: str, slot: str) -> None:

@@ -197,14 +197,7 @@ class SinkPhase:
         config = self.write_job_config(f"merge-{slug(master)}", document)
         proc = SparkProcess(
             f"spark_sink {master}", [sys.executable, "-m", "spark_sink", "--config", str(config)], run / "job.log"
-        )
-        proc.start()
-        try:
-            rc = proc.wait(timeout=600 + self.events / 100)
-        finally:
-            proc.stop()
-        if rc != 0:
-            raise RuntimeError(f"spark_sink {master} exited with {rc}\n{proc.log_tail()}")
+        ).run_to_end(timeout=600 + self.events / 100)
         checkpoint = sinkfiles.read_checkpoint(run / "checkpoint")
         self.check_consumed(f"spark_sink {master}", [checkpoint])
         return proc.figures([checkpoint], self.events)
@@ -224,14 +217,7 @@ class SinkPhase:
             *[f"--conf={k}={v}" for k, v in spark_conf(master).items()],
             *[f"{topic}={table}" for topic, table in zip(self.topics, self.tables, strict=True)],
         ]  # fmt: skip
-        proc = SparkProcess(f"append {master}", cmd, run / "append.log")
-        proc.start()
-        try:
-            rc = proc.wait(timeout=660 + self.events / 250)
-        finally:
-            proc.stop()
-        if rc != 0:
-            raise RuntimeError(f"append {master} exited with {rc}\n{proc.log_tail()}")
+        proc = SparkProcess(f"append {master}", cmd, run / "append.log").run_to_end(timeout=660 + self.events / 250)
         checkpoints = [sinkfiles.read_checkpoint(run / "checkpoints" / t) for t in self.tables]
         self.check_consumed(f"append {master}", checkpoints)
         out = proc.figures(checkpoints, self.events)
@@ -343,14 +329,7 @@ class SinkPhase:
             *[f"--conf={k}={v}" for k, v in spark_conf(SINK_MASTERS[-1]).items()],
             *targets,
         ]  # fmt: skip
-        proc = SparkProcess("check", cmd, self.folder / "check.log")
-        proc.start()
-        try:
-            rc = proc.wait(timeout=600 + self.events / 1_000)
-        finally:
-            proc.stop()
-        if rc != 0:
-            raise RuntimeError(f"the check exited with {rc}\n{proc.log_tail()}")
+        SparkProcess("the check", cmd, self.folder / "check.log").run_to_end(timeout=600 + self.events / 1_000)
         found = json.loads(out.read_text())
         warehouses = {}
         for folder, expected in targets.items():

@@ -11,13 +11,12 @@ from __future__ import annotations
 
 import dataclasses
 import random
-import time
 from collections.abc import Iterator, Sequence
 from decimal import Decimal, InvalidOperation
 
 from psycopg import sql
 
-from benchmarks.pgload import PgConn, RateRun
+from benchmarks.pgload import Pace, PgConn, RateRun
 
 #: one table: exact types for the sink (numeric, timestamptz, jsonb, bool, text); `ins_ms` is the client-independent
 #: commit-time stamp the lag figure uses (clock_timestamp() in ms when the row is written, in its transaction)
@@ -152,20 +151,10 @@ def insert_at_rate(
     """Insert `rate` rows/s for `seconds`, spread over the tables: one transaction every `tick_s` inserting
     rate * tick_s rows (round-robin over the tables), on an absolute schedule. Returns the run and the id ranges
     inserted, (table, first, last)."""
-    per_tick = max(1, round(rate * tick_s))
-    tick = per_tick / rate
-    ticks = max(1, round(seconds / tick))
-    shares = split_evenly(per_tick, len(tables))
+    pace = Pace(rate, seconds, tick_s)
+    shares = split_evenly(pace.per_tick, len(tables))
     ranges: dict[int, list[int]] = {}
-    late = 0
-    start = time.perf_counter()
-    for i in range(ticks):
-        due = start + i * tick
-        now = time.perf_counter()
-        if due > now:
-            time.sleep(due - now)
-        elif now - due > tick:
-            late += 1
+    for i in pace:
         rotated = shares[i % len(shares) :] + shares[: i % len(shares)]
         ops = []
         for t, n in enumerate(rotated):
@@ -174,8 +163,7 @@ def insert_at_rate(
                 ranges.setdefault(t, [keys[t].next, keys[t].next + n - 1])[1] = keys[t].next + n - 1
                 keys[t].next += n
         apply(conn, tables, ops)
-    run = RateRun(rate, seconds, ticks * per_tick, time.perf_counter() - start, late)
-    return run, [(t, first, last) for t, (first, last) in sorted(ranges.items())]
+    return pace.run(), [(t, first, last) for t, (first, last) in sorted(ranges.items())]
 
 
 def checksums(conn: PgConn, tables: Sequence[str]) -> dict[str, dict[str, str]]:

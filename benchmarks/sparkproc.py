@@ -92,6 +92,17 @@ class SparkProcess:
         self._ended()
         return rc
 
+    def run_to_end(self, timeout: float) -> SparkProcess:
+        """Start, wait for the end (stopped whatever happens), RuntimeError with the log's tail unless it exited 0."""
+        self.start()
+        try:
+            rc = self.wait(timeout=timeout)
+        finally:
+            self.stop()
+        if rc != 0:
+            raise RuntimeError(f"{self.name} exited with {rc}\n{self.log_tail()}")
+        return self
+
     def stop(self, grace: float = 30.0) -> None:
         """SIGINT (the query is interrupted, the session stopped), then SIGTERM and SIGKILL to the whole group."""
         proc = self._proc

@@ -163,11 +163,12 @@ class EnvelopeReader:
         if op != "d" and not isinstance(row_payload, Mapping):
             return DecodeFailure(raw, f"op {op!r} without an '{row_field}' row")
         key = self._key(key_schema, key_payload)
-        if value_schema is not None and (value_schema.field("after") or value_schema.field("before")) is None:
+        row_schema = None if value_schema is None else value_schema.field("after") or value_schema.field("before")
+        if value_schema is not None and row_schema is None:
             return DecodeFailure(raw, "the envelope schema has no 'after'/'before' field")
-        row, unavailable, schema, typed = self._row(value_schema, row_payload, op)
+        row, unavailable, schema, typed = self._row(row_schema, row_payload, op)
         if key is None:
-            return self._keyless(raw, op, row, unavailable, schema, payload, value_schema, typed=typed)
+            return self._keyless(raw, op, row, unavailable, schema, payload, row_schema, typed=typed)
         if op == "d":  # before may be partial (REPLICA IDENTITY DEFAULT): nothing but the key is trusted
             unavailable = frozenset()
         for k, v in key.items():
@@ -177,14 +178,15 @@ class EnvelopeReader:
         return self._event(raw, op, key, row, schema, unavailable, payload, typed=typed)
 
     def _row(
-        self, value_schema: ConnectSchema | None, row_payload: Any, op: str
+        self, row_schema: ConnectSchema | None, row_payload: Any, op: str
     ) -> tuple[dict[str, Any], frozenset[str], RowSchema, bool]:
-        """A `before`/`after` image converted: values, unavailable columns, the row schema, typed or inferred."""
+        """A `before`/`after` image converted with the envelope's row schema (None: schemaless, types inferred):
+        values, unavailable columns, the row schema, typed or inferred."""
         image = row_payload if isinstance(row_payload, Mapping) else {}
-        if value_schema is None:
+        if row_schema is None:
             row, unavailable, schema = self._schemaless_row(image, absent_is_unchanged=op == "u")
             return row, unavailable, schema, False
-        codec = self.row_codec(value_schema.field("after") or value_schema.field("before"))  # type: ignore[arg-type]
+        codec = self.row_codec(row_schema)
         row, unavailable = codec.convert(image, absent_is_unchanged=op == "u") if image else ({}, frozenset())
         return row, unavailable, codec.schema, True
 
@@ -196,7 +198,7 @@ class EnvelopeReader:
         unavailable: frozenset[str],
         schema: RowSchema,
         payload: Mapping[str, Any],
-        value_schema: ConnectSchema | None,
+        row_schema: ConnectSchema | None,
         *,
         typed: bool,
     ) -> Decoded:
@@ -206,7 +208,7 @@ class EnvelopeReader:
         if op == "u":
             if not isinstance(payload.get("before"), Mapping):
                 return DecodeFailure(raw, _NO_OLD_ROW)
-            before, before_unavailable, _, _ = self._row(value_schema, payload["before"], "r")
+            before, before_unavailable, _, _ = self._row(row_schema, payload["before"], "r")
             filled = {c for c in unavailable if c in before and c not in before_unavailable}
             row.update({c: before[c] for c in filled})
             unavailable = (unavailable - filled) | before_unavailable

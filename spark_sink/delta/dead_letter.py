@@ -38,30 +38,13 @@ class DeadLetter:
 
 
 def write(spark: SparkSession, path: str, app_id: str, batch_id: int, letters: Sequence[DeadLetter]) -> None:
-    now = dt.datetime.now(dt.UTC)
+    """`write_frames` of letters decoded on the driver."""
+    fields = [f for f in SCHEMA.fields if f.name not in ("batch_id", "recorded_at")]
     rows = [
-        (
-            d.raw.topic,
-            d.raw.partition,
-            d.raw.offset,
-            d.raw.key,
-            d.raw.value,
-            d.table,
-            d.stage,
-            d.reason[:4000],
-            batch_id,
-            now,
-        )
+        (d.raw.topic, d.raw.partition, d.raw.offset, d.raw.key, d.raw.value, d.table, d.stage, d.reason[:4000])
         for d in letters
     ]
-    (
-        spark.createDataFrame(rows, SCHEMA)
-        .write.format("delta")
-        .mode("append")
-        .option("txnAppId", f"{app_id}-dead-letter")
-        .option("txnVersion", batch_id)
-        .save(path)
-    )
+    write_frames(spark, path, app_id, batch_id, [spark.createDataFrame(rows, T.StructType(fields))])
 
 
 def letters_of(records: DataFrame, table: Column, stage: str, reason: Column) -> DataFrame:
@@ -79,25 +62,19 @@ def letters_of(records: DataFrame, table: Column, stage: str, reason: Column) ->
     )
 
 
-def write_frames(spark: SparkSession, path: str, app_id: str, batch_id: int, frames: Sequence[DataFrame]) -> int:
-    """Append the dead letters of a micro-batch in one write (idempotent per batch id); returns how many."""
+def write_frames(spark: SparkSession, path: str, app_id: str, batch_id: int, frames: Sequence[DataFrame]) -> None:
+    """Append the dead letters of a micro-batch in one write (idempotent per batch id)."""
     union = frames[0]
     for frame in frames[1:]:
         union = union.unionByName(frame)
     union = union.withColumn("batch_id", F.lit(batch_id).cast("long")).withColumn(
         "recorded_at", F.lit(dt.datetime.now(dt.UTC)).cast("timestamp")
     )
-    union = union.select(*[F.col(f.name).cast(f.dataType) for f in SCHEMA.fields])
-    union = union.persist()
-    try:
-        count = union.count()
-        (
-            union.write.format("delta")
-            .mode("append")
-            .option("txnAppId", f"{app_id}-dead-letter")
-            .option("txnVersion", batch_id)
-            .save(path)
-        )
-    finally:
-        union.unpersist()
-    return count
+    (
+        union.select(*[F.col(f.name).cast(f.dataType) for f in SCHEMA.fields])
+        .write.format("delta")
+        .mode("append")
+        .option("txnAppId", f"{app_id}-dead-letter")
+        .option("txnVersion", batch_id)
+        .save(path)
+    )

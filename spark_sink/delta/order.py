@@ -4,6 +4,10 @@ seq = -1) lives in one place."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from pyspark.sql import Column
+from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from spark_sink.position import UNKNOWN_ORDER, SourcePosition
@@ -46,6 +50,24 @@ def newer(a: Sql, b: Sql) -> str:
     (ae, ap, aq), (be, bp, bq) = a, b
     same_place = f"({aq} > {bq} OR {aq} = {UNKNOWN_ORDER})"
     return f"({ae} > {be} OR ({ae} = {be} AND ({ap} > {bp} OR ({ap} = {bp} AND {same_place}))))"
+
+
+def strictly_after(pos: SourcePosition, columns: Sequence[str] = COLUMNS) -> Column:
+    """Column: the row's position (its `columns`) is strictly after `pos`, in plain tuple order (truncates and
+    watermarks: the -1 rule of `newer` does not apply to them)."""
+    e, p, s = (F.col(c) for c in columns)
+    return (e > pos.epoch) | ((e == pos.epoch) & ((p > pos.major) | ((p == pos.major) & (s > pos.seq))))
+
+
+def at(pos: SourcePosition, columns: Sequence[str] = COLUMNS) -> Column:
+    """Column: the row's position is `pos`."""
+    e, p, s = (F.col(c) for c in columns)
+    return (e == pos.epoch) & (p == pos.major) & (s == pos.seq)
+
+
+def struct_of(columns: Sequence[str] = COLUMNS) -> Column:
+    """Column: the row's position as a STRUCT value (epoch, major, seq)."""
+    return F.struct(*[F.col(c).alias(f.name) for c, f in zip(columns, STRUCT.fields, strict=True)])
 
 
 def row_older_than(pos: SourcePosition, alias: str = "") -> str:

@@ -66,13 +66,20 @@ def schema_id(text: str) -> str:
 
 
 class Rows:
-    """Column lists of one Arrow batch of decoded rows (pure: the Arrow conversion is the caller's)."""
+    """A task's decoded rows as column lists, taken one Arrow batch at a time (pure: the Arrow conversion is the
+    caller's). Row schemas sent, their JSON encoders and the table of each topic are kept for the whole task."""
 
-    def __init__(self, table_name: Callable[[str], str], sent: dict[RowSchema, str]) -> None:
+    def __init__(self, table_name: Callable[[str], str]) -> None:
         self.table_name = table_name
-        self.sent = sent  # row schemas whose text this task already sent → their id
+        self.sent: dict[RowSchema, str] = {}  # row schemas whose text this task already sent → their id
         self.encoders: dict[RowSchema, rowjson.RowEncoder] = {}
+        self.tables: dict[str, str] = {}
         self.columns: dict[str, list[Any]] = {f: [] for f in FIELDS}
+
+    def take(self) -> dict[str, list[Any]]:
+        """The columns added since the last take."""
+        columns, self.columns = self.columns, {f: [] for f in FIELDS}
+        return columns
 
     def add(self, raw: RawRecord, decoded: Decoded) -> None:
         row: dict[str, Any] = dict.fromkeys(FIELDS)
@@ -102,6 +109,12 @@ class Rows:
         for name, value in row.items():
             self.columns[name].append(value)
 
+    def _table(self, topic: str) -> str:
+        table = self.tables.get(topic)
+        if table is None:
+            table = self.tables[topic] = self.table_name(topic)
+        return table
+
     def _event(self, row: dict[str, Any], e: ChangeEvent) -> None:
         encoder = self.encoders.get(e.schema)
         if encoder is None:
@@ -113,7 +126,7 @@ class Rows:
             sid = self.sent[e.schema] = schema_id(text)
         row.update(
             kind=EVENT,
-            tbl=self.table_name(e.raw.topic),
+            tbl=self._table(e.raw.topic),
             op=e.op,
             epoch=e.position.epoch,
             pos=e.position.major,
@@ -152,15 +165,14 @@ class DecodeStage:
         import pyarrow as pa  # type: ignore[import-untyped]
 
         decoder = self.decoder()
-        sent: dict[RowSchema, str] = {}
         schema = _arrow_schema()
+        rows = Rows(self.config.table_name)
         for batch in batches:
-            rows = Rows(self.config.table_name, sent)
             cols = batch.to_pydict()
             for topic, partition, offset, key, value, ts in zip(*(cols[c] for c in INPUT_COLUMNS), strict=True):
                 raw = RawRecord(topic, int(partition), int(offset), key, value, ts)
                 rows.add(raw, decoder.decode(raw))
-            yield pa.RecordBatch.from_pydict(rows.columns, schema=schema)
+            yield pa.RecordBatch.from_pydict(rows.take(), schema=schema)
 
 
 _DECODERS: dict[tuple[Any, ...], Decoder] = {}

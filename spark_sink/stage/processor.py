@@ -55,26 +55,25 @@ class DistributedBatchProcessor(BatchProcessor):
             failures = decoded.where(F.col("kind") == FAILURE)
             letters.append(dead_letter.letters_of(failures, F.col("tbl"), "decode", F.col("reason")))
 
+        by_table = {t.table: t for t in summary.tables}
+
         def events_of(table: str) -> DataFrame:
             return decoded.where((F.col("kind") == EVENT) & (F.col("tbl") == table))
 
         def reject(plan: TablePlan, stage: str, reason: str) -> int:
             letters.append(dead_letter.letters_of(events_of(plan.table), F.lit(plan.table), stage, F.lit(reason)))
-            return by_table[plan.table].events if plan.table in by_table else 0
+            return by_table[plan.table].events
 
         for table, n, reason in summary.failed:
             self._fail_fast(f"table {table}: {reason}")
             letters.append(dead_letter.letters_of(events_of(table), F.lit(table), "plan", F.lit(reason)))
             metrics.tables.append(TableMetrics(table, events=n, dead_letters=n, error=reason))
-        by_table = {t.table: t for t in summary.tables}
         plans = [_plan(t) for t in summary.tables]
         for p in self._check_all(plans, metrics, reject):
             metrics.tables.append(self._apply_table(p, by_table[p.plan.table], decoded, batch_id, reject))
         if letters:
-            written = dead_letter.write_frames(
-                self.spark, self.config.dead_letter, self._idempotence_id(), batch_id, letters
-            )
-            metrics.dead_letters = written
+            dead_letter.write_frames(self.spark, self.config.dead_letter, self._idempotence_id(), batch_id, letters)
+        metrics.dead_letters = summary.failures + sum(t.dead_letters for t in metrics.tables)
         if self.fault is not None:
             self.fault(batch_id, BATCH_END)
         return self._finish(metrics, summary, started)

@@ -38,19 +38,13 @@ def parse_type(t: T.DataType) -> T.DataType:
     return t
 
 
-def _strictly_after(pos: SourcePosition, columns: Sequence[str] = ("epoch", "pos", "seq")) -> Column:
-    """The row's position (its `columns`) is strictly after `pos` (tuple order)."""
-    e, p, s = (F.col(c) for c in columns)
-    return (e > pos.epoch) | ((e == pos.epoch) & ((p > pos.major) | ((p == pos.major) & (s > pos.seq))))
-
-
 def parsed_events(decoded: DataFrame, table: str, check: TableCheck, truncate_at: SourcePosition | None) -> DataFrame:
     """The table's data changes after its truncate: data columns (as the table types them; schemaless columns
     cast to the table's type), the whole old row of keyless updates in BEFORE, and the change metadata."""
     data_type = T.StructType([T.StructField(f.name, parse_type(f.dataType), True) for f in check.data_schema.fields])
     events = decoded.where((F.col("kind") == EVENT) & (F.col("tbl") == table) & (F.col("op") != "t"))
     if truncate_at is not None:
-        events = events.where(_strictly_after(truncate_at))
+        events = events.where(order.strictly_after(truncate_at, ("epoch", "pos", "seq")))
     frame = events.select(
         F.from_json("row", data_type, FROM_JSON_OPTIONS).alias(DATA),
         F.from_json("before", data_type, FROM_JSON_OPTIONS).alias(BEFORE),
@@ -73,11 +67,6 @@ def _order() -> Column:
     return F.struct(*[F.col(c) for c in order.COLUMNS], F.col(PARTITION), F.col(OFFSET))
 
 
-def _position() -> Column:
-    parts = zip(order.COLUMNS, ("epoch", "major", "seq"), strict=True)
-    return F.struct(*[F.col(c).alias(n) for c, n in parts])
-
-
 def latest_per_key(parsed: DataFrame, names: Sequence[str], keys: Sequence[str], toast: Sequence[str]) -> DataFrame:
     """The newest change per key, TOAST filled (see the module docstring); `toast` names the columns that carry
     the unchanged-TOAST placeholder somewhere in the batch (usually none)."""
@@ -92,7 +81,7 @@ def latest_per_key(parsed: DataFrame, names: Sequence[str], keys: Sequence[str],
     ]
     for i, c in enumerate(fills):
         carries = not_delete & ~F.array_contains(F.col(UNAVAILABLE), c)
-        value = F.struct(F.col(q(c)).alias("v"), _position().alias("p"))
+        value = F.struct(F.col(q(c)).alias("v"), order.struct_of().alias("p"))
         aggregates.append(F.max_by(value, F.when(carries, _order())).alias(f"{FILL}{i}"))
     grouped = flat.groupBy(*[F.col(q(k)) for k in keys]).agg(*aggregates)
 
@@ -142,9 +131,7 @@ def signed_rows(parsed: DataFrame, names: Sequence[str], after: SourcePosition |
     removals (IS_DELETE) and additions; an update is its old row removed and its new row added, at its own
     position."""
     if after is not None:
-        at = [F.col(c) for c in order.COLUMNS]
-        same = (at[0] == after.epoch) & (at[1] == after.major) & (at[2] == after.seq)
-        parsed = parsed.where(_strictly_after(after, order.COLUMNS) | ((F.col(OP) == "r") & same))
+        parsed = parsed.where(order.strictly_after(after) | ((F.col(OP) == "r") & order.at(after)))
     meta = [F.col(c) for c in (*order.COLUMNS, OP, SOURCE_TS)]
 
     def image(source: str, removal: bool) -> DataFrame:

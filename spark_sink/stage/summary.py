@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
@@ -100,19 +101,18 @@ def summarize(decoded: DataFrame) -> BatchSummary:
         elif r["kind"] != EVENT:
             summary.skipped += int(r["n"])
         else:
-            _table(summary, r, schemas.get(r["tbl"], []))
+            _table(summary, r.asDict(), schemas.get(r["tbl"], []))
     summary.tables.sort(key=lambda t: t.table)
     return summary
 
 
-def _keyless_refusal(row: Mapping[str, object]) -> str | None:
+def _keyless_refusal(row: Mapping[str, Any]) -> str | None:
     if row["incremental"]:
         return refusal("r", None, "incremental")
     return refusal("u", None, None) if row["no_tx"] else None
 
 
-def _table(summary: BatchSummary, r: object, seen: list[SchemaSeen]) -> None:
-    row = r.asDict()  # type: ignore[attr-defined]
+def _table(summary: BatchSummary, row: Mapping[str, Any], seen: list[SchemaSeen]) -> None:
     table, n = row["tbl"], int(row["n"])
     key_sets = {tuple(k) for k in row["key_sets"] if k is not None}
     try:

@@ -18,6 +18,7 @@ import pytest
 
 from connectors.vitess.vgtid import ShardGtid, Vgtid
 from tests.integration.spark_sink.support import change_events, rows, run_job, topic_sink
+from tests.integration.vitess.test_vitess_e2e import INT32, NOT_NULL, PRI_KEY, UINT64, VARCHAR
 from tests.vitess_peer import (
     Col,
     FakeVtgate,
@@ -33,9 +34,8 @@ from tests.worker_support import running_worker
 
 pytestmark = [pytest.mark.integration, pytest.mark.spark]
 
-INT32, VARCHAR, UINT64 = 263, 6165, 778
 COLUMNS = (
-    Col("id", INT32, "int(11)", flags=1 | 2),  # NOT NULL, PRI KEY
+    Col("id", INT32, "int(11)", flags=NOT_NULL | PRI_KEY),
     Col("name", VARCHAR, "varchar(64)"),
     Col("big", UINT64, "bigint(20) unsigned"),
 )

@@ -57,8 +57,7 @@ def test_sink_types_round_trip_as_text() -> None:
 
 def test_decoded_rows_carry_each_schema_once_per_task() -> None:
     schema = RowSchema((("id", INT), ("name", STRING)))
-    sent: dict[RowSchema, str] = {}
-    rows = Rows(lambda topic: topic.rsplit(".", 1)[-1], sent)
+    rows = Rows(lambda topic: topic.rsplit(".", 1)[-1])
 
     def event(offset: int, op: str = "c") -> ChangeEvent:
         raw = RawRecord("p.s.items", 0, offset, b"k", b"v", 5)
@@ -74,13 +73,13 @@ def test_decoded_rows_carry_each_schema_once_per_task() -> None:
     rows.add(raw, TxMarker(raw, "END", "9", 2, {"s.items": 2}, 1234))
     rows.add(raw, Skipped(raw, "tombstone"))
     rows.add(raw, DecodeFailure(raw, "bad"))
-    c = rows.columns
+    c = rows.take()
     assert set(c) == set(FIELDS) and all(len(v) == 5 for v in c.values())
     assert c["kind"] == ["event", "event", "marker", "skip", "failure"]
     assert c["tbl"][:2] == ["items", "items"] and c["op"][:2] == ["c", "u"]
     assert (c["epoch"][1], c["pos"][1], c["seq"][1]) == (0, 11, 1)
     assert c["schema"][0] is not None and c["schema"][1] is None  # the schema's text travels once
-    assert c["schema_id"][0] == c["schema_id"][1] == sent[schema]
+    assert c["schema_id"][0] == c["schema_id"][1] == rows.sent[schema]
     assert json.loads(c["row"][1]) == {"id": 1, "name": "n"} and c["unavailable"] == [None, ["name"], None, None, None]
     assert c["key_names"][0] == ["id"] and c["keyless"][0] is False and c["typed"][0] is True
     assert (
@@ -88,4 +87,9 @@ def test_decoded_rows_carry_each_schema_once_per_task() -> None:
         and c["commit_lsn"][2] == 1234
         and c["reason"][3:] == ["tombstone", "bad"]
     )
-    assert [f.name for f in spark_schema().fields] == list(FIELDS)
+    assert rows.take() == {f: [] for f in FIELDS}  # taken: the next Arrow batch starts empty
+    e = event(2)
+    rows.add(e.raw, e)
+    assert rows.take()["schema"] == [None]  # sent once per task, not once per Arrow batch
+    types = {f.name: f.dataType.simpleString() for f in spark_schema().fields}
+    assert types["collections"] == "map<string,bigint>" and types["unavailable"] == "array<string>"
