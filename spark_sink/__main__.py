@@ -57,6 +57,11 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--trigger", help="available-now | once | processing-time=<interval>")
     p.add_argument("--transaction-consistent", action="store_true", default=None)
     p.add_argument("--transaction-topic")
+    p.add_argument("--catalog", help="catalog of the named tables (default spark_catalog; needs --database)")
+    p.add_argument("--database", help="also register each table as <catalog>.<database>.<table>")
+    p.add_argument("--optimize-interval", help='OPTIMIZE each written table this often: "<n> days|hours|minutes"')
+    p.add_argument("--vacuum-interval", help='VACUUM each written table this often: "<n> days|hours|minutes"')
+    p.add_argument("--vacuum-retention", help='VACUUM … RETAIN this long (default 7 days): "<n> days|hours"')
     p.add_argument("--query-name")
     p.add_argument("--master", help="Spark master (omit under spark-submit)")
     p.add_argument("--jars-dir", help="folder of the Kafka/Delta jars (omit under spark-submit, use --jars)")
@@ -90,6 +95,11 @@ def overrides(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
             "trigger": args.trigger,
             "transaction_consistent": args.transaction_consistent,
             "transaction_topic": args.transaction_topic,
+            "catalog": args.catalog,
+            "database": args.database,
+            "optimize_interval": args.optimize_interval,
+            "vacuum_interval": args.vacuum_interval,
+            "vacuum_retention": args.vacuum_retention,
             "query_name": args.query_name,
         },
         "spark": {"master": args.master, "jars_dir": args.jars_dir, "conf": conf},

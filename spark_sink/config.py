@@ -27,6 +27,13 @@ variable_scale = 18                          # scale of PG `numeric` without pre
 delete_ledger_retention = "30 days"          # forget hard deletes older than this (unset: remember for ever)
 transaction_consistent = false               # apply only complete transactions (needs the transaction topic)
 transaction_topic = "dbserver1.transaction"
+# database = "cdc"                           # also register each table as <catalog>.<database>.<name> at its path
+# catalog = "spark_catalog"                  # (default); no metastore of yours: embedded Derby, <warehouse>/_catalog
+table_properties = { "delta.logRetentionDuration" = "interval 30 days" }   # TBLPROPERTIES (per table: override)
+partition_columns = []                       # Delta partition columns of tables the job creates
+# optimize_interval = "1 days"               # OPTIMIZE a table the batch wrote when its last OPTIMIZE is older
+# vacuum_interval = "7 days"                 # VACUUM likewise (its last VACUUM END in the table's history)
+# vacuum_retention = "7 days"                # VACUUM … RETAIN (Delta's default 7 days)
 
 [spark]
 master = "local[2]"                          # omit under spark-submit
@@ -37,6 +44,8 @@ conf = { "spark.sql.shuffle.partitions" = "2" }
 name = "customers"
 delete_mode = "soft"
 scd2 = true
+partition_columns = ["region"]
+table_properties = { "delta.appendOnly" = "false" }
 ```
 """
 
@@ -54,6 +63,10 @@ from urllib.parse import urlsplit
 DELETE_MODES = ("hard", "soft")
 FORMATS = ("json", "avro")  # the decoders of spark_sink.decoding.registry
 RETENTION_RE = re.compile(r"^\s*([1-9][0-9]*)\s+(days?|hours?|minutes?)\s*$")
+DURATION_SYNTAX = '"<n> days", "<n> hours" or "<n> minutes"'
+SESSION_CATALOG = "spark_catalog"  # Spark's built-in catalog, the default of `catalog`
+IDENTIFIER_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+DELTA_MIN_RETENTION_HOURS = 168  # Delta's default delta.deletedFileRetentionDuration (7 days)
 TRIGGER_RE = re.compile(r"^(available-now|once|processing-time=.+)$")
 _UNSAFE = re.compile(r"[^A-Za-z0-9_]")
 DEFAULT_BOOTSTRAP_SERVERS = "localhost:9092"  # what Kafka's own command-line tools assume
@@ -90,11 +103,30 @@ class ConfigError(ValueError):
         self.problems = problems
 
 
+def duration_ms(text: str | None) -> int | None:
+    """A "<n> days|hours|minutes" setting in milliseconds (None when unset or not of that form)."""
+    match = RETENTION_RE.match(text or "")
+    if match is None:
+        return None
+    unit = {"day": 86_400_000, "hour": 3_600_000, "minute": 60_000}[match.group(2).rstrip("s")]
+    return int(match.group(1)) * unit
+
+
 @dataclass(frozen=True)
 class TableConfig:
     name: str | None = None
     delete_mode: str | None = None
     scd2: bool | None = None
+    table_properties: Mapping[str, str] | None = None  # merged over the global ones, key by key
+    partition_columns: tuple[str, ...] | None = None  # replaces the global list
+
+
+@dataclass(frozen=True)
+class TableLayout:
+    """What a table gets when the job creates it: Delta table properties and partition columns."""
+
+    properties: Mapping[str, str] = field(default_factory=dict)
+    partition_columns: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -122,6 +154,13 @@ class SinkConfig:
     delete_ledger_retention: str | None = None  # "<n> days|hours|minutes": how long hard deletes are remembered
     transaction_consistent: bool = False
     transaction_topic: str | None = None
+    catalog: str | None = None  # with `database`: the catalog of the named tables (None: spark_catalog)
+    database: str | None = None  # set: each table is also registered as <catalog>.<database>.<name>
+    table_properties: Mapping[str, str] = field(default_factory=dict)
+    partition_columns: tuple[str, ...] = ()
+    optimize_interval: str | None = None  # "<n> days|hours|minutes": OPTIMIZE a written table that often
+    vacuum_interval: str | None = None
+    vacuum_retention: str | None = None  # VACUUM … RETAIN (None: Delta's 7 days)
     query_name: str = "spark_sink"
     master: str | None = None
     jars_dir: str | None = None
@@ -148,11 +187,56 @@ class SinkConfig:
     @property
     def delete_ledger_retention_ms(self) -> int | None:
         """`delete_ledger_retention` in milliseconds (None: remember deletes for ever)."""
-        match = RETENTION_RE.match(self.delete_ledger_retention or "")
-        if match is None:
+        return duration_ms(self.delete_ledger_retention)
+
+    @property
+    def optimize_interval_ms(self) -> int | None:
+        return duration_ms(self.optimize_interval)
+
+    @property
+    def vacuum_interval_ms(self) -> int | None:
+        return duration_ms(self.vacuum_interval)
+
+    @property
+    def vacuum_retention_hours(self) -> float:
+        """`vacuum_retention` in hours (Delta's default, 168, when unset)."""
+        ms = duration_ms(self.vacuum_retention)
+        return DELTA_MIN_RETENTION_HOURS if ms is None else ms / 3_600_000
+
+    def qualified_name(self, table: str) -> tuple[str, str, str] | None:
+        """(catalog, database, table) of the named table `table` is registered as; None without `database`."""
+        if not self.database:
             return None
-        unit = {"day": 86_400_000, "hour": 3_600_000, "minute": 60_000}[match.group(2).rstrip("s")]
-        return int(match.group(1)) * unit
+        return (self.catalog or SESSION_CATALOG, self.database, table)
+
+    def _table_options(self, table: str) -> TableConfig | None:
+        for key, opts in self.tables.items():
+            if key == table or self.table_name(key) == table:
+                return opts
+        return None
+
+    def layout_for(self, table: str) -> TableLayout:
+        """The properties (global, then the table's own over them) and partition columns (the table's, else the
+        global ones) of `table`."""
+        opts = self._table_options(table)
+        properties = {**self.table_properties, **((opts.table_properties or {}) if opts else {})}
+        columns = self.partition_columns
+        if opts is not None and opts.partition_columns is not None:
+            columns = opts.partition_columns
+        return TableLayout(properties, tuple(columns))
+
+    @property
+    def manages_tables(self) -> bool:
+        """Whether the job does more than write paths: catalog names, layouts, scheduled maintenance."""
+        per_table = any(t.table_properties or t.partition_columns for t in self.tables.values())
+        return bool(
+            self.database
+            or self.table_properties
+            or self.partition_columns
+            or per_table
+            or self.optimize_interval
+            or self.vacuum_interval
+        )
 
     def watermark_path(self, table: str) -> str:
         """The applied-through watermark of a table without a primary key (spark_sink/delta/watermark.py)."""
@@ -168,13 +252,13 @@ class SinkConfig:
 
     def options_for(self, table: str) -> TableConfig:
         """The effective per-table options (`tables` entries are keyed by topic or by table name)."""
-        for key, opts in self.tables.items():
-            if key == table or self.table_name(key) == table:
-                return TableConfig(
-                    name=table,
-                    delete_mode=opts.delete_mode or self.delete_mode,
-                    scd2=self.scd2 if opts.scd2 is None else opts.scd2,
-                )
+        opts = self._table_options(table)
+        if opts is not None:
+            return TableConfig(
+                name=table,
+                delete_mode=opts.delete_mode or self.delete_mode,
+                scd2=self.scd2 if opts.scd2 is None else opts.scd2,
+            )
         return TableConfig(name=table, delete_mode=self.delete_mode, scd2=self.scd2)
 
     def validate(self) -> list[str]:
@@ -211,8 +295,13 @@ class SinkConfig:
             problems.append("sink.trigger must be available-now, once or processing-time=<interval>")
         if self.max_offsets_per_trigger is not None and self.max_offsets_per_trigger <= 0:
             problems.append("source.max_offsets_per_trigger must be positive")
-        if self.delete_ledger_retention is not None and not RETENTION_RE.match(self.delete_ledger_retention):
-            problems.append('sink.delete_ledger_retention must be "<n> days", "<n> hours" or "<n> minutes"')
+        for name in ("delete_ledger_retention", "optimize_interval", "vacuum_interval", "vacuum_retention"):
+            value = getattr(self, name)
+            if value is not None and (not isinstance(value, str) or not RETENTION_RE.match(value)):
+                problems.append(f"sink.{name} must be {DURATION_SYNTAX}")
+        if self.vacuum_retention is not None and self.vacuum_interval is None:
+            problems.append("sink.vacuum_retention is used only with sink.vacuum_interval (the schedule of VACUUM)")
+        problems.extend(self._catalog_problems())
         if not 0 <= self.variable_scale <= 38:
             problems.append("sink.variable_scale must be within 0..38")
         if self.transaction_consistent and not self.transaction_topic:
@@ -221,6 +310,25 @@ class SinkConfig:
             self.table_name_template.format(topic="t", prefix="p", schema="s", table="t")
         except (KeyError, IndexError, ValueError) as e:
             problems.append(f"sink.table_name_template: unknown placeholder {e}")
+        return problems
+
+    def _catalog_problems(self) -> list[str]:
+        problems = []
+        for name in ("catalog", "database"):
+            value = getattr(self, name)
+            if value is not None and (not isinstance(value, str) or not IDENTIFIER_RE.match(value)):
+                problems.append(f"sink.{name} must be a name of letters, digits and _ (not starting with a digit)")
+        if self.catalog is not None and not self.database:
+            problems.append("sink.catalog is used only with sink.database (the named tables' database)")
+        layouts: list[tuple[str, Mapping[str, str] | None, tuple[str, ...] | None]]
+        layouts = [("sink", self.table_properties, self.partition_columns)]
+        layouts += [(f"tables.{k!r}", t.table_properties, t.partition_columns) for k, t in self.tables.items()]
+        for where, properties, columns in layouts:
+            for key in properties or {}:
+                if not key.strip():
+                    problems.append(f"{where}.table_properties: a property name is empty")
+            if columns is not None and len(set(columns)) != len(columns):
+                problems.append(f"{where}.partition_columns names a column twice")
         return problems
 
     def _registry_problems(self) -> list[str]:
@@ -289,6 +397,13 @@ _SECTIONS: dict[str, dict[str, str]] = {
             "delete_ledger_retention",
             "transaction_consistent",
             "transaction_topic",
+            "catalog",
+            "database",
+            "table_properties",
+            "partition_columns",
+            "optimize_interval",
+            "vacuum_interval",
+            "vacuum_retention",
             "query_name",
         )
     },
@@ -314,16 +429,45 @@ def from_mapping(data: Mapping[str, Any]) -> SinkConfig:
         problems.append(f"unknown section [{extra}]")
     tables: dict[str, TableConfig] = {}
     for topic, body in (data.get("tables") or {}).items():
-        if not isinstance(body, Mapping) or set(body) - {"name", "delete_mode", "scd2"}:
-            problems.append(f"tables.{topic!r} accepts name, delete_mode and scd2 only")
+        if not isinstance(body, Mapping) or set(body) - set(TABLE_KEYS):
+            problems.append(f"tables.{topic!r} accepts {', '.join(TABLE_KEYS)} only")
             continue
-        tables[topic] = TableConfig(body.get("name"), body.get("delete_mode"), body.get("scd2"))
+        where = f"tables.{topic!r}"
+        properties = body.get("table_properties")
+        columns = body.get("partition_columns")
+        tables[topic] = TableConfig(
+            body.get("name"),
+            body.get("delete_mode"),
+            body.get("scd2"),
+            None if properties is None else _properties(properties, where, problems),
+            None if columns is None else _columns(columns, where, problems),
+        )
     values["tables"] = tables
     config = _coerce(values, problems)
     problems.extend(config.validate())
     if problems:
         raise ConfigError(problems)
     return config
+
+
+TABLE_KEYS = ("name", "delete_mode", "scd2", "table_properties", "partition_columns")
+
+
+def _properties(value: Any, where: str, problems: list[str]) -> dict[str, str]:
+    """A table of Delta table properties → name → string (TOML booleans as Delta writes them: true/false)."""
+    if not isinstance(value, Mapping) or not all(isinstance(v, str | int | float | bool) for v in value.values()):
+        problems.append(f"{where}.table_properties must be a table of names to strings, numbers or booleans")
+        return {}
+    return {str(k): str(v).lower() if isinstance(v, bool) else str(v) for k, v in value.items()}
+
+
+def _columns(value: Any, where: str, problems: list[str]) -> tuple[str, ...]:
+    if isinstance(value, str):
+        value = [s.strip() for s in value.split(",") if s.strip()]
+    if not isinstance(value, list | tuple) or not all(isinstance(c, str) and c for c in value):
+        problems.append(f"{where}.partition_columns must be a list of column names")
+        return ()
+    return tuple(value)
 
 
 def _coerce(values: dict[str, Any], problems: list[str]) -> SinkConfig:
@@ -343,6 +487,10 @@ def _coerce(values: dict[str, Any], problems: list[str]) -> SinkConfig:
                 problems.append(f"{name} must be a table of strings")
                 continue
             out[name] = {str(k): str(x) for k, x in v.items()}
+        elif name == "table_properties":
+            out[name] = _properties(v, "sink", problems)
+        elif name == "partition_columns":
+            out[name] = _columns(v, "sink", problems)
         elif t.startswith("bool"):
             if isinstance(v, str) and v.lower() in ("true", "false"):
                 v = v.lower() == "true"
@@ -412,8 +560,10 @@ __all__ = [
     "ConfigError",
     "SinkConfig",
     "TableConfig",
+    "TableLayout",
     "bootstrap_addresses",
     "default_checkpoint",
+    "duration_ms",
     "from_mapping",
     "join_path",
     "load_file",

@@ -14,13 +14,16 @@ from pyspark.sql import SparkSession
 from pyspark.sql.streaming import StreamingQuery, StreamingQueryListener
 
 from spark_sink.batch import BatchProcessor
-from spark_sink.config import SinkConfig
+from spark_sink.config import SESSION_CATALOG, SinkConfig
 from spark_sink.prerequisites import (
+    CATALOG_IMPLEMENTATION,
     JAVA_EXITED,
     PrerequisiteError,
+    catalog_problem,
     check_java,
     check_services,
     check_topics,
+    metastore_conf,
     session_jars,
     under_spark_submit,
 )
@@ -56,7 +59,14 @@ def build_session(config: SinkConfig) -> SparkSession:
     builder = SparkSession.builder.appName(config.query_name)
     if config.master:
         builder = builder.master(config.master)
-    for k, v in {**SESSION_DEFAULTS, **config.spark_conf}.items():
+    metastore = metastore_conf(config, os.environ)
+    if metastore:
+        log.info(
+            "named tables in %s: Hive metastore (embedded Derby) in %s, kept across runs",
+            config.database,
+            metastore["spark.sql.warehouse.dir"],
+        )
+    for k, v in {**SESSION_DEFAULTS, **config.spark_conf, **metastore}.items():
         builder = builder.config(k, v)
     if jars is not None:
         builder = builder.config("spark.jars", ",".join(jars.paths))
@@ -108,7 +118,24 @@ def subscribed_pattern(config: SinkConfig) -> str | None:
     return f"(?:{pattern})|{re.escape(tx_topic)}"
 
 
+def check_catalog(spark: SparkSession, config: SinkConfig) -> None:
+    """PrerequisiteError when the session cannot keep the named tables `database` asks for."""
+    if not config.database:
+        return
+    catalog = config.catalog or SESSION_CATALOG
+    problem = catalog_problem(
+        config,
+        spark.conf.get(CATALOG_IMPLEMENTATION, "in-memory") or "in-memory",
+        spark.conf.get(f"spark.sql.catalog.{catalog}", None),
+    )
+    if problem is not None:
+        raise PrerequisiteError(problem)
+
+
 def start(spark: SparkSession, config: SinkConfig, processor: BatchProcessor | None = None) -> StreamingQuery:
+    from spark_sink.table_admin import foreach_batch
+
+    check_catalog(spark, config)
     processor = processor or make_processor(spark, config)
     reader = (
         spark.readStream.format("kafka")
@@ -129,7 +156,7 @@ def start(spark: SparkSession, config: SinkConfig, processor: BatchProcessor | N
         reader.load()
         .writeStream.queryName(config.query_name)
         .option("checkpointLocation", config.checkpoint)
-        .foreachBatch(processor)
+        .foreachBatch(foreach_batch(processor))
     )
     if config.trigger == "available-now":
         writer = writer.trigger(availableNow=True)
@@ -155,9 +182,17 @@ def make_processor(spark: SparkSession, config: SinkConfig) -> BatchProcessor:
     (spark_sink/batch.py; the driver's decoder keeps its caches, Avro writer schemas by id among them, for the job)."""
     from spark_sink.stage.decode import build_decoder
     from spark_sink.stage.processor import DistributedBatchProcessor, runs_distributed
+    from spark_sink.table_admin import AdminBatchProcessor, AdminDistributedBatchProcessor, TableAdmin
 
-    if runs_distributed(config):
+    distributed = runs_distributed(config)
+    if distributed:
         ship_package(spark)
+    if config.manages_tables:  # catalog names, layouts, maintenance (spark_sink/table_admin.py)
+        admin = TableAdmin(spark, config)
+        if distributed:
+            return AdminDistributedBatchProcessor(spark, config, build_decoder(config), admin)
+        return AdminBatchProcessor(spark, config, build_decoder(config), admin)
+    if distributed:
         return DistributedBatchProcessor(spark, config, build_decoder(config))
     return BatchProcessor(spark, config, build_decoder(config))
 

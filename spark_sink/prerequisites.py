@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from spark_sink.config import SinkConfig, bootstrap_addresses
+from spark_sink.config import SESSION_CATALOG, SinkConfig, bootstrap_addresses, join_path
 
 REPO = Path(__file__).resolve().parents[1]  # the checkout holding devstack/ and .devstack/ (editable installs)
 JAVA_MIN = 17  # Spark 4
@@ -115,6 +115,66 @@ def session_jars(config: SinkConfig, env: Mapping[str, str], dirs: Sequence[Path
                 return Jars(tuple(jars), f"{folder.resolve()} (found: fetched by devstack/spark.sh)")
     looked = ", ".join(str(d) for d in searched)
     raise PrerequisiteError(f"the Kafka source and Delta Lake jars were not found (looked in {looked}): {JARS_HINT}")
+
+
+# -- the catalog of named tables ---------------------------------------------------------------------------
+
+CATALOG_IMPLEMENTATION = "spark.sql.catalogImplementation"
+DRIVER_OPTIONS = "spark.driver.extraJavaOptions"
+# settings by which a user chooses a metastore of their own (the job then adds none)
+METASTORE_KEYS = (
+    CATALOG_IMPLEMENTATION,
+    "spark.hadoop.javax.jdo.option.ConnectionURL",
+    "spark.hadoop.hive.metastore.uris",
+    "spark.sql.warehouse.dir",
+)
+METASTORE_HINT = (
+    "pass --conf spark.sql.catalogImplementation=hive with a metastore (hive-site.xml, "
+    "spark.hadoop.hive.metastore.uris or spark.hadoop.javax.jdo.option.ConnectionURL), or "
+    "--conf spark.sql.catalogImplementation=in-memory to keep the names for this run only"
+)
+
+
+def metastore_conf(config: SinkConfig, env: Mapping[str, str]) -> dict[str, str]:
+    """The session settings that keep named tables across job runs when the user configured no metastore: Spark's
+    session catalog on pyspark's bundled Hive support with an embedded Derby metastore in `<warehouse>/_catalog`
+    (`metastore_db`, `derby.log`, the databases' folders). Nothing when `database` is unset, for another catalog,
+    when a METASTORE_KEYS setting is given, under spark-submit (whose JVM and defaults the job does not see: the
+    session's catalog is checked after it starts, catalog_problem) or for a warehouse that is no local folder
+    (Derby needs one)."""
+    if not config.database or (config.catalog or SESSION_CATALOG) != SESSION_CATALOG or under_spark_submit(env):
+        return {}
+    if any(k in config.spark_conf for k in METASTORE_KEYS):
+        return {}
+    folder = local_path(join_path(config.warehouse, "_catalog"))
+    if folder is None:
+        return {}
+    folder = folder.absolute()
+    java_options = " ".join(filter(None, [f"-Dderby.system.home={folder}", config.spark_conf.get(DRIVER_OPTIONS)]))
+    return {
+        CATALOG_IMPLEMENTATION: "hive",
+        "spark.hadoop.javax.jdo.option.ConnectionURL": f"jdbc:derby:;databaseName={folder}/metastore_db;create=true",
+        "spark.sql.warehouse.dir": str(folder),
+        DRIVER_OPTIONS: java_options,
+    }
+
+
+def catalog_problem(config: SinkConfig, implementation: str, catalog_class: str | None) -> str | None:
+    """Why the session cannot keep the named tables (`database`), or None: `implementation` is the session's
+    spark.sql.catalogImplementation, `catalog_class` its spark.sql.catalog.<catalog> setting."""
+    if not config.database:
+        return None
+    catalog = config.catalog or SESSION_CATALOG
+    if catalog != SESSION_CATALOG:
+        if catalog_class:
+            return None
+        return f"catalog {catalog!r} (--catalog) is not configured: set spark.sql.catalog.{catalog} to its class"
+    if implementation == "hive" or config.spark_conf.get(CATALOG_IMPLEMENTATION) == "in-memory":
+        return None
+    return (
+        f"named tables (--database {config.database}) need a metastore that outlives the job, and this session's "
+        f"catalog is in memory (the names would vanish when the job stops): {METASTORE_HINT}"
+    )
 
 
 # -- Java ----------------------------------------------------------------------------------------------

@@ -74,6 +74,11 @@ def q(name: str) -> str:
     return "`" + name.replace("`", "``") + "`"
 
 
+def sql_string(value: str) -> str:
+    """A Spark SQL string literal."""
+    return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
 def ts_from_ms(ms: int | None) -> dt.datetime | None:
     return None if ms is None else dt.datetime.fromtimestamp(ms / 1000, dt.UTC)
 
@@ -96,6 +101,9 @@ class TableCheck:
     widened: list[T.StructField] = field(default_factory=list)  # columns whose type the table widens to
     # table properties the evolution needs first (type widening, the timestampNtz feature) → why, for the log
     enable: dict[tuple[str, str], str] = field(default_factory=dict)
+    # a table still to create: the configured table properties and partition columns (spark_sink/delta/layout.py)
+    properties: dict[str, str] = field(default_factory=dict)
+    partition_columns: list[str] = field(default_factory=list)
 
 
 def check_table(spark: SparkSession, path: str, plan: TablePlan, extra_fields: Sequence[T.StructField]) -> TableCheck:
@@ -202,7 +210,11 @@ def clear_aborted_creation(spark: SparkSession, path: str) -> bool:
 
 
 def create_table(
-    spark: SparkSession, path: str, schema: T.StructType, properties: dict[str, str] | None = None
+    spark: SparkSession,
+    path: str,
+    schema: T.StructType,
+    properties: dict[str, str] | None = None,
+    partition_columns: Sequence[str] = (),
 ) -> None:
     """Create a Delta table at `path` (no-op if one exists), recovering from a creation killed before its commit
     (a committed table's log always holds its commits, so the clean-up never touches it)."""
@@ -211,6 +223,8 @@ def create_table(
     builder = DeltaTable.createIfNotExists(spark).location(path).addColumns(schema)
     for name, value in (properties or {}).items():
         builder = builder.property(name, value)
+    if partition_columns:
+        builder = builder.partitionedBy(*partition_columns)
     builder.execute()
 
 
@@ -219,11 +233,12 @@ def ensure_table(spark: SparkSession, check: TableCheck, extra_fields: Sequence[
     after one that sets the table features it needs). Returns the added column names."""
     if not check.exists:
         schema = T.StructType(list(check.data_schema.fields) + list(extra_fields))
-        create_table(spark, check.path, schema, {"delta.enableChangeDataFeed": "false", TYPE_WIDENING: "true"})
+        defaults = {"delta.enableChangeDataFeed": "false", TYPE_WIDENING: "true"}
+        create_table(spark, check.path, schema, {**defaults, **check.properties}, check.partition_columns)
         check.exists = True
         return []
     if check.enable:
-        settings = ", ".join(f"'{name}' = '{value}'" for name, value in check.enable)
+        settings = ", ".join(f"{sql_string(name)} = {sql_string(value)}" for name, value in check.enable)
         spark.sql(f"ALTER TABLE delta.{q(check.path)} SET TBLPROPERTIES ({settings})")
         for (name, value), why in check.enable.items():
             log.info("table %s: %s (%s = %s)", check.path, why, name, value)
