@@ -9,6 +9,7 @@ skip what was already applied, and the dead-letter append and the transaction st
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -21,7 +22,7 @@ from pyspark.sql import types as T
 
 from spark_sink.config import SinkConfig, join_path
 from spark_sink.decoding.base import ChangeEvent, DecodeFailure, Decoder, RawRecord, Skipped, TxMarker
-from spark_sink.delta import dead_letter, deletes, merge, multiset, scd2
+from spark_sink.delta import dead_letter, deletes, merge, multiset, published, scd2
 from spark_sink.delta.tables import (
     META_FIELDS,
     SOFT_FIELDS,
@@ -85,6 +86,7 @@ class BatchProcessor:
         self.history: list[BatchMetrics] = []
         self.tx_buffer = TransactionBuffer(spark, config) if config.transaction_consistent else None
         self._writer_id: str | None = None
+        self._cut: published.Cut | None = None  # the newest published cut (transaction-consistent mode)
 
     def _idempotence_id(self) -> str:
         """Who writes the dead letters, for Delta's idempotent writes (txnAppId + batch id): the streaming query's
@@ -147,6 +149,7 @@ class BatchProcessor:
             dead_letter.write(self.spark, self.config.dead_letter, self._idempotence_id(), batch_id, letters)
         metrics.dead_letters = len(letters)
         if self.tx_buffer is not None:  # only now: a batch killed before this point is replayed from the old state
+            self._publish(batch_id, metrics)
             self.tx_buffer.commit(batch_id)
         if self.fault is not None:
             self.fault(batch_id, BATCH_END)
@@ -159,6 +162,25 @@ class BatchProcessor:
         log.info(metrics.line())
         self.history.append(metrics)
         return metrics
+
+    def _publish(self, batch_id: int, metrics: BatchMetrics) -> None:
+        """Publish the cut after this batch: the versions of the tables it wrote, the others' carried over
+        (spark_sink/delta/published.py). Before the transaction state: a batch killed in between is replayed, and
+        its second publication is skipped by Delta."""
+        path = published.log_path(self.config.warehouse, self.config.query_name)
+        if self._cut is None:
+            self._cut = published.latest(self.spark, path) or published.Cut(-1)
+        paths = {t.table: self.config.table_path(t.table) for t in metrics.tables if t.error is None}
+        written = {table: (p, published.table_version(self.spark, p)) for table, p in paths.items()}
+        assert self.tx_buffer is not None
+        through = self.tx_buffer.released_through()
+        if not written and through == self._cut.released_through:
+            return  # nothing new to publish
+        cut = self._cut.advanced(batch_id, written, through)
+        now = dt.datetime.fromtimestamp(self.clock(), dt.UTC).replace(tzinfo=None)
+        published.publish(self.spark, path, f"{self._idempotence_id()}-published", cut, now)
+        self._cut = cut
+        metrics.published_tables = len(cut.tables)
 
     def _expire_before_ms(self) -> int | None:
         """Delete-ledger entries of deletes older than this (source time) are forgotten (`delete_ledger_retention`)."""

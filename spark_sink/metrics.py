@@ -42,6 +42,7 @@ class BatchMetrics:
     skipped: int = 0  # tombstones, heartbeats, messages, transaction markers
     dead_letters: int = 0
     held: int = 0  # transaction-consistent mode: events waiting for their transaction to complete
+    published_tables: int = 0  # transaction-consistent mode: tables in the cut published after the batch
     tables: list[TableMetrics] = field(default_factory=list)
     duration_ms: int = 0
     lag_ms: int | None = None
@@ -49,6 +50,7 @@ class BatchMetrics:
     def line(self) -> str:
         lag = "" if self.lag_ms is None else f" lag_ms={self.lag_ms}"
         held = f" held={self.held}" if self.held else ""
+        held += f" published_tables={self.published_tables}" if self.published_tables else ""
         return (
             f"batch={self.batch_id} records={self.records} tables={len(self.tables)} skipped={self.skipped}"
             f" dead_letters={self.dead_letters}{held} duration_ms={self.duration_ms}{lag}"

@@ -165,6 +165,10 @@ class TransactionBuffer:
             )
         return result.released, len(result.held_events)
 
+    def released_through(self) -> int | None:
+        """The commit LSN of the newest transaction released so far, this batch's releases included."""
+        return (self._next or self.state()).released_through
+
     def commit(self, batch_id: int) -> None:
         """Persist the state after the batch (only if it changed; a replayed batch's rewrite is skipped by Delta)."""
         from spark_sink.delta import tx_state

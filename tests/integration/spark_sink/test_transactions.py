@@ -1,7 +1,8 @@
 """Transaction-consistent mode on a real local[2] Spark and real Kafka: a transaction spanning two tables whose
 events and END record arrive in different micro-batches is applied whole or not at all at every batch boundary,
 later transactions wait behind it, a worker's re-sent transaction does not block the stream, and a job killed in the
-middle of a batch or after writing its state but before Spark committed the batch loses and double-applies nothing."""
+middle of a batch or after writing its state but before Spark committed the batch loses and double-applies nothing;
+the cut published after each batch hides a transaction the newest table versions show half-written."""
 
 from __future__ import annotations
 
@@ -67,6 +68,14 @@ def test_split_transaction_is_applied_whole_across_batches_and_restarts(spark: A
     def table(tbl: Table) -> dict[int, str]:
         return {r["id"]: r["v"] for r in rows(spark, str(wh / tbl.table))}
 
+    def published() -> dict[str, dict[int, str]]:
+        """The tables as a reader of the newest published cut sees them (each at its version in the cut)."""
+        from spark_sink.delta.published import latest, log_path, read_cut
+
+        cut = latest(spark, log_path(config.warehouse, config.query_name))
+        assert cut is not None
+        return {t: {r["id"]: r["v"] for r in df.collect()} for t, df in read_cut(spark, cut).items()}
+
     both = {"public.orders": 1, "public.lines": 1}
 
     # ---- batch 1: snapshot rows, tx 501 complete, tx 502 without one of its events, tx 503 complete --------------
@@ -92,6 +101,8 @@ def test_split_transaction_is_applied_whole_across_batches_and_restarts(spark: A
     assert table(orders) == {1: "o1", 2: "o2"}  # nothing of 502 (nor 503)
     assert table(lines) == {1: "l1", 2: "l2"}
     assert processor.history[-1].held == 5
+    batch1 = {"orders": {1: "o1", 2: "o2"}, "lines": {1: "l1", 2: "l2"}}
+    assert published() == batch1
 
     # ---- batch 2: the missing event of 502 and tx 504 without its END; killed between the two tables' MERGEs ------
     send(lines, "u", 330, 1, "l1@502", tx=502, order=4)
@@ -106,6 +117,9 @@ def test_split_transaction_is_applied_whole_across_batches_and_restarts(spark: A
 
     with pytest.raises(StreamingQueryException, match="killed between"):
         run_job(spark, config, fault=kill_before_orders)
+    # the newest table versions show half of 502 (its lines without its orders); the published cut does not
+    assert table(lines)[3] == "l3" and 3 not in table(orders)
+    assert published() == batch1
     processor = run_job(spark, config)  # the batch is replayed from the checkpoint
     # the events of 502 held since batch 1 were not lost with the killed attempt
     assert table(orders) == {1: "o1@502", 2: "o2", 3: "o3", 4: "o4"}
@@ -113,6 +127,7 @@ def test_split_transaction_is_applied_whole_across_batches_and_restarts(spark: A
     assert processor.history[-1].held == 2  # 504 waits for its END
     replay = processor.history[-1].table("lines")
     assert replay is not None and (replay.inserted, replay.updated) == (0, 0)  # applied by the killed attempt
+    assert published() == {"orders": table(orders), "lines": table(lines)}
 
     # ---- batch 3: a re-sent tail of 502 (END included), then 504's END; killed after the state was written ----------
     send(lines, "u", 330, 1, "l1@502", tx=502, order=4)
@@ -127,6 +142,8 @@ def test_split_transaction_is_applied_whole_across_batches_and_restarts(spark: A
     with pytest.raises(StreamingQueryException, match="killed before the batch commit"):
         run_job(spark, config, fault=kill_at_batch_end)
     assert table(orders)[5] == "o5" and table(lines)[5] == "l5"
+    after_504 = {"orders": table(orders), "lines": table(lines)}
+    assert published() == after_504  # published before the state: the replay's publication is skipped
     processor = run_job(spark, config)  # replays the batch: nothing left to do, nothing applied twice
     m = processor.history[-1]
     assert m.held == 0
@@ -135,3 +152,8 @@ def test_split_transaction_is_applied_whole_across_batches_and_restarts(spark: A
     assert table(lines) == {1: "l1@502", 2: "l2", 3: "l3", 5: "l5"}
     state = spark.read.format("delta").load(str(Path(config.checkpoint) / "sink_tx_state")).collect()
     assert [(r["kind"], r["lsn"]) for r in state] == [("released_through", 520)]
+    assert published() == after_504
+    from spark_sink.delta.published import cuts, log_path
+
+    log = cuts(spark, log_path(config.warehouse, config.query_name))
+    assert [c.released_through for c in log] == [220, 410, 520]  # one cut per finished batch, none twice

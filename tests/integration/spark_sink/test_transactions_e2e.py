@@ -1,0 +1,223 @@
+"""Transaction-consistent mode end to end: real PostgreSQL 15 → this worker (transaction metadata on) → real Kafka →
+the Spark job as a spark-submit application in transaction-consistent mode, killed with SIGKILL twice while
+multi-table transactions stream, split over micro-batches.
+
+Every source transaction keeps three invariants across its tables: the sum of the account balances never changes,
+every order has exactly its lines (count and amount total), no line lacks its order. A reader of any cut the job
+published (spark_sink/delta/published.py, each table at its published version) must find all three true: it never
+sees half a source transaction. The last cut must equal the source tables row by row."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import random
+import signal
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+
+from tests.integration.spark_sink.test_postgres_e2e import connector_config, execute, submit
+from tests.worker_support import running_worker, wait_for
+
+pytestmark = [pytest.mark.integration, pytest.mark.spark]
+
+ACCOUNTS, OPENING = 8, 1000
+TRANSACTIONS = 40
+
+
+async def workload(dsn: str, schema: str, seed: int) -> None:
+    """Multi-table transactions, paced so they stream while the job runs and is killed: new orders paid from one
+    account to another, orders amended (one line changed, the total with it), orders cancelled (deleted with their
+    lines, the money returned)."""
+    rnd = random.Random(seed)
+    live: list[int] = []
+    async with await psycopg.AsyncConnection.connect(dsn) as conn:
+        for k in range(1, TRANSACTIONS + 1):
+            a, b = rnd.sample(range(1, ACCOUNTS + 1), 2)
+            async with conn.transaction():
+                if k % 7 == 0 and live:
+                    order = live.pop(rnd.randrange(len(live)))
+                    cur = await conn.execute(f"SELECT total FROM {schema}.orders WHERE id = {order}")
+                    row = await cur.fetchone()
+                    assert row is not None
+                    await conn.execute(f"DELETE FROM {schema}.lines WHERE order_id = {order}")
+                    await conn.execute(f"DELETE FROM {schema}.orders WHERE id = {order}")
+                    amount = row[0]
+                elif k % 5 == 0 and live:
+                    order, amount = rnd.choice(live), rnd.randint(1, 9)
+                    await conn.execute(
+                        f"UPDATE {schema}.lines SET amount = amount + {amount} WHERE order_id = {order} AND n = 1"
+                    )
+                    await conn.execute(f"UPDATE {schema}.orders SET total = total + {amount} WHERE id = {order}")
+                else:
+                    amounts = [rnd.randint(1, 20) for _ in range(rnd.randint(2, 6))]
+                    amount = sum(amounts)
+                    await conn.execute(f"INSERT INTO {schema}.orders VALUES ({k}, {len(amounts)}, {amount})")
+                    for n, x in enumerate(amounts, 1):
+                        await conn.execute(f"INSERT INTO {schema}.lines VALUES ({k}, {n}, {x})")
+                    live.append(k)
+                await conn.execute(f"UPDATE {schema}.accounts SET balance = balance - {amount} WHERE id = {a}")
+                await conn.execute(f"UPDATE {schema}.accounts SET balance = balance + {amount} WHERE id = {b}")
+            await asyncio.sleep(0.15)
+
+
+def broken_invariants(tables: dict[str, list[dict[str, Any]]]) -> list[str]:
+    problems = []
+    accounts = tables.get("accounts", [])
+    balance = sum(r["balance"] for r in accounts)
+    if len(accounts) == ACCOUNTS and balance != ACCOUNTS * OPENING:
+        problems.append(f"balances sum to {balance}")
+    if len(accounts) < ACCOUNTS and tables.get("orders"):  # snapshot rows come before any transaction's updates
+        problems.append(f"orders applied with {len(accounts)} of the {ACCOUNTS} accounts")
+    lines: dict[int, list[int]] = {}
+    for r in tables.get("lines", []):
+        lines.setdefault(r["order_id"], []).append(r["amount"])
+    orders = {r["id"]: r for r in tables.get("orders", [])}
+    for oid, o in orders.items():
+        got = lines.get(oid, [])
+        if (len(got), sum(got)) != (o["lines"], o["total"]):
+            problems.append(f"order {oid}: {len(got)} lines summing to {sum(got)}, expected {o['lines']}/{o['total']}")
+    problems.extend(f"lines of order {oid} without the order" for oid in lines.keys() - orders.keys())
+    return problems
+
+
+async def source_tables(dsn: str, schema: str) -> dict[str, list[tuple[Any, ...]]]:
+    out = {}
+    async with await psycopg.AsyncConnection.connect(dsn) as conn:
+        for table, cols in (
+            ("accounts", "id, balance"),
+            ("orders", "id, lines, total"),
+            ("lines", "order_id, n, amount"),
+        ):
+            cur = await conn.execute(f"SELECT {cols} FROM {schema}.{table} ORDER BY {cols}")
+            out[table] = [tuple(r) for r in await cur.fetchall()]
+    return out
+
+
+def as_tuples(tables: dict[str, list[dict[str, Any]]]) -> dict[str, list[tuple[Any, ...]]]:
+    cols = {"accounts": ("id", "balance"), "orders": ("id", "lines", "total"), "lines": ("order_id", "n", "amount")}
+    return {t: sorted(tuple(r[c] for c in cols[t]) for r in rows) for t, rows in tables.items()}
+
+
+def job_logs(folder: Path) -> str:
+    return "\n".join(p.read_text(errors="replace") for p in sorted(folder.glob("job*.log")))
+
+
+def read_cut(spark: Any, cut: Any) -> dict[str, list[dict[str, Any]]]:
+    from spark_sink.delta.published import read_cut as frames
+
+    return {t: [r.asDict() for r in df.collect()] for t, df in frames(spark, cut).items()}
+
+
+@pytest.mark.timeout(600)
+async def test_a_reader_of_published_cuts_never_sees_half_a_transaction(
+    spark: Any,
+    spark_jars: Path,
+    tmp_path: Path,
+    worker_props: dict[str, str],
+    kafka_bootstrap: str,
+    pg_dsn: str,
+    unique_name: str,
+) -> None:
+    from spark_sink.delta.published import cuts, latest, log_path
+
+    schema = unique_name
+    topics = [f"{schema}.{schema}.{t}" for t in ("accounts", "orders", "lines")]
+    tx_topic = f"{schema}.transaction"
+    warehouse, checkpoint, query = tmp_path / "warehouse", tmp_path / "checkpoint", f"tx_{schema}"
+    published = log_path(str(warehouse), query)
+    await execute(
+        pg_dsn,
+        f"CREATE SCHEMA {schema}",
+        f"CREATE TABLE {schema}.accounts (id int PRIMARY KEY, balance bigint NOT NULL)",
+        f"CREATE TABLE {schema}.orders (id int PRIMARY KEY, lines int NOT NULL, total bigint NOT NULL)",
+        f"CREATE TABLE {schema}.lines (order_id int, n int, amount bigint NOT NULL, PRIMARY KEY (order_id, n))",
+        f"INSERT INTO {schema}.accounts SELECT g, {OPENING} FROM generate_series(1, {ACCOUNTS}) g",
+    )
+    args = [
+        *("--bootstrap-servers", kafka_bootstrap, "--topics", ",".join([*topics, tx_topic])),
+        *("--warehouse", str(warehouse), "--checkpoint", str(checkpoint), "--query-name", query),
+        *("--table-name-template", "{table}", "--trigger", "processing-time=1 second"),
+        *("--transaction-consistent", "--transaction-topic", tx_topic, "--max-offsets-per-trigger", "100"),
+    ]
+    jobs: list[subprocess.Popen[bytes]] = []
+
+    def kill(job: subprocess.Popen[bytes]) -> None:
+        os.killpg(job.pid, signal.SIGKILL)
+        job.wait(30)
+
+    def published_cuts() -> int:
+        return len(cuts(spark, published))
+
+    try:
+        config = {**connector_config(schema), "provide.transaction.metadata": "true"}
+        async with running_worker(worker_props) as (_worker, client):
+            r = await client.post("/connectors", json={"name": "pg", "config": config})
+            assert r.status_code == 201, r.text
+
+            async def written(topic: str, n: int) -> bool:
+                from connect_worker.kafka.reader import read_to_end
+
+                return len(await read_to_end({"bootstrap.servers": kafka_bootstrap}, topic)) >= n
+
+            await wait_for(lambda: written(topics[0], ACCOUNTS), 40)  # the snapshot: the slot exists
+            # one transaction so every topic exists before the job subscribes (the snapshot has no transaction)
+            await execute(
+                pg_dsn,
+                f"BEGIN; INSERT INTO {schema}.orders VALUES (0, 1, 5); INSERT INTO {schema}.lines VALUES (0, 1, 5);"
+                f" UPDATE {schema}.accounts SET balance = balance - 5 WHERE id = 1;"
+                f" UPDATE {schema}.accounts SET balance = balance + 5 WHERE id = 2; COMMIT",
+            )
+            await wait_for(lambda: written(tx_topic, 2), 40)
+            load = asyncio.create_task(workload(pg_dsn, schema, seed=int(schema[1:], 16)))
+            kills_with_cuts = []
+            for attempt in range(2):
+                jobs.append(submit(spark_jars, args, tmp_path / f"job{attempt}.log"))
+                before = await asyncio.to_thread(published_cuts)
+
+                async def progressed(before: int = before) -> bool:
+                    return await asyncio.to_thread(published_cuts) > before
+
+                await wait_for(progressed, 180)
+                await asyncio.sleep(random.uniform(0.5, 3.0))  # somewhere inside the next micro-batch (or between two)
+                kill(jobs[-1])
+                kills_with_cuts.append(await asyncio.to_thread(published_cuts))
+            await load
+            expected = await source_tables(pg_dsn, schema)
+            jobs.append(submit(spark_jars, args, tmp_path / "job_last.log"))
+
+            async def caught_up() -> bool:
+                def check() -> bool:
+                    cut = latest(spark, published)
+                    return cut is not None and as_tuples(read_cut(spark, cut)) == expected
+
+                return await asyncio.to_thread(check)
+
+            await wait_for(caught_up, 300)
+            kill(jobs[-1])
+            assert (await client.delete("/connectors/pg")).status_code == 204
+
+        logs = job_logs(tmp_path)
+        assert " held=" in logs, "no micro-batch ended inside a transaction: the test proved nothing"
+        history = cuts(spark, published)
+        assert [c.batch_id for c in history] == sorted({c.batch_id for c in history})  # each batch published once
+        seen: dict[str, list[dict[str, Any]]] = {}
+        for cut in history:
+            seen = read_cut(spark, cut)
+            assert broken_invariants(seen) == [], f"cut of batch {cut.batch_id}: {broken_invariants(seen)}"
+        assert as_tuples(seen) == expected
+        print(f"{len(history)} cuts checked; cuts when killed: {kills_with_cuts}")
+    finally:
+        for job in jobs:
+            if job.poll() is None:
+                kill(job)
+        await execute(pg_dsn, f"DROP SCHEMA {schema} CASCADE")
+        with contextlib.suppress(psycopg.Error):
+            await execute(pg_dsn, f"SELECT pg_drop_replication_slot('slot_{schema}')")
+        with contextlib.suppress(psycopg.Error):
+            await execute(pg_dsn, f"DROP PUBLICATION IF EXISTS pub_{schema}")
