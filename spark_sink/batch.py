@@ -33,20 +33,17 @@ from spark_sink.delta.tables import (
     source_frame,
     ts_from_ms,
 )
+from spark_sink.errors import SPARK_ERRORS, SinkError
 from spark_sink.metrics import BatchMetrics, TableMetrics
 from spark_sink.planning import TablePlan, plan_batch
+from spark_sink.table_admin import TableAdmin
 from spark_sink.transactions import TransactionBuffer
 
 log = logging.getLogger("spark_sink")
 BATCH_END = "<batch end>"  # the `fault` hook's table name once everything of the batch is written
-SPARK_ERRORS = (PySparkException, Py4JError, IncompatibleTableError, ValueError, TypeError, OverflowError)
 
 
 Reject = Callable[[TablePlan, str, str], int]  # (plan, stage, reason) → how many events went to the dead letter
-
-
-class SinkError(RuntimeError):
-    """Raised in fail-fast mode: the query stops and the batch is replayed from the checkpoint on restart."""
 
 
 @dataclass
@@ -87,6 +84,8 @@ class BatchProcessor:
         self.tx_buffer = TransactionBuffer(spark, config) if config.transaction_consistent else None
         self._writer_id: str | None = None
         self._cut: published.Cut | None = None  # the newest published cut (transaction-consistent mode)
+        # catalog names, layouts, scheduled maintenance (spark_sink/table_admin.py), when the config asks for them
+        self.admin = TableAdmin(spark, config) if config.manages_tables else None
 
     def _idempotence_id(self) -> str:
         """Who writes the dead letters, for Delta's idempotent writes (txnAppId + batch id): the streaming query's
@@ -157,10 +156,16 @@ class BatchProcessor:
         stamps = [t for t in (p.max_source_ts_ms for p in plan.tables) if t is not None]
         metrics.lag_ms = now_ms - max(stamps) if stamps else None
         metrics.duration_ms = int((self.clock() - started) * 1000)
+        return self._finished(metrics)
+
+    def _finished(self, metrics: BatchMetrics) -> BatchMetrics:
+        """Log the batch, then register and maintain the tables it wrote (never failing it: its data is committed)."""
         for t in metrics.tables:
-            log.info(t.line(batch_id))
+            log.info(t.line(metrics.batch_id))
         log.info(metrics.line())
         self.history.append(metrics)
+        if self.admin is not None:
+            self.admin.after_batch([metrics], int(self.clock() * 1000))
         return metrics
 
     def _publish(self, batch_id: int, metrics: BatchMetrics) -> None:
@@ -220,12 +225,10 @@ class BatchProcessor:
                     raise IncompatibleTableError(
                         "scd2 history needs a primary key: the table has none (its changes have no record key)"
                     )
-                check = check_table(
-                    self.spark,
-                    self.config.table_path(plan.table),
-                    plan,
-                    self._extra_fields(soft, history, plan.keyless),
-                )
+                extra = self._extra_fields(soft, history, plan.keyless)
+                check = check_table(self.spark, self.config.table_path(plan.table), plan, extra)
+                if self.admin is not None:
+                    self.admin.prepare(plan.table, check, extra)
             except SPARK_ERRORS as e:
                 reason = f"{type(e).__name__}: {e}"
                 self._fail_fast(f"table {plan.table}: {reason}")

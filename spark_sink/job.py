@@ -133,8 +133,6 @@ def check_catalog(spark: SparkSession, config: SinkConfig) -> None:
 
 
 def start(spark: SparkSession, config: SinkConfig, processor: BatchProcessor | None = None) -> StreamingQuery:
-    from spark_sink.table_admin import foreach_batch
-
     check_catalog(spark, config)
     processor = processor or make_processor(spark, config)
     reader = (
@@ -156,7 +154,7 @@ def start(spark: SparkSession, config: SinkConfig, processor: BatchProcessor | N
         reader.load()
         .writeStream.queryName(config.query_name)
         .option("checkpointLocation", config.checkpoint)
-        .foreachBatch(foreach_batch(processor))
+        .foreachBatch(processor)
     )
     if config.trigger == "available-now":
         writer = writer.trigger(availableNow=True)
@@ -182,17 +180,9 @@ def make_processor(spark: SparkSession, config: SinkConfig) -> BatchProcessor:
     (spark_sink/batch.py; the driver's decoder keeps its caches, Avro writer schemas by id among them, for the job)."""
     from spark_sink.stage.decode import build_decoder
     from spark_sink.stage.processor import DistributedBatchProcessor, runs_distributed
-    from spark_sink.table_admin import AdminBatchProcessor, AdminDistributedBatchProcessor, TableAdmin
 
-    distributed = runs_distributed(config)
-    if distributed:
+    if runs_distributed(config):
         ship_package(spark)
-    if config.manages_tables:  # catalog names, layouts, maintenance (spark_sink/table_admin.py)
-        admin = TableAdmin(spark, config)
-        if distributed:
-            return AdminDistributedBatchProcessor(spark, config, build_decoder(config), admin)
-        return AdminBatchProcessor(spark, config, build_decoder(config), admin)
-    if distributed:
         return DistributedBatchProcessor(spark, config, build_decoder(config))
     return BatchProcessor(spark, config, build_decoder(config))
 

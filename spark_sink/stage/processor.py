@@ -16,10 +16,11 @@ from pyspark import StorageLevel
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
-from spark_sink.batch import BATCH_END, SPARK_ERRORS, BatchProcessor, _Prepared, log
+from spark_sink.batch import BATCH_END, BatchProcessor, _Prepared
 from spark_sink.config import SinkConfig
 from spark_sink.delta import dead_letter, merge, multiset, watermark
 from spark_sink.delta.tables import IS_DELETE, IncompatibleTableError, ensure_table, ts_from_ms
+from spark_sink.errors import SPARK_ERRORS
 from spark_sink.metrics import BatchMetrics, TableMetrics
 from spark_sink.planning import TablePlan
 from spark_sink.stage import reduce
@@ -83,11 +84,7 @@ class DistributedBatchProcessor(BatchProcessor):
         stamps = [t.max_source_ts_ms for t in summary.tables if t.max_source_ts_ms is not None]
         metrics.lag_ms = now_ms - max(stamps) if stamps else None
         metrics.duration_ms = int((self.clock() - started) * 1000)
-        for t in metrics.tables:
-            log.info(t.line(metrics.batch_id))
-        log.info(metrics.line())
-        self.history.append(metrics)
-        return metrics
+        return self._finished(metrics)
 
     def _apply_table(
         self, p: _Prepared, summary: TableSummary, decoded: DataFrame, batch_id: int, reject: Any

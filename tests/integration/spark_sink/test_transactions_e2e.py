@@ -15,6 +15,8 @@ import os
 import random
 import signal
 import subprocess
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +29,7 @@ from tests.worker_support import running_worker, wait_for
 pytestmark = [pytest.mark.integration, pytest.mark.spark]
 
 ACCOUNTS, OPENING = 8, 1000
-TRANSACTIONS = 40
+TRANSACTIONS = 24
 
 
 async def workload(dsn: str, schema: str, seed: int) -> None:
@@ -104,6 +106,27 @@ def as_tuples(tables: dict[str, list[dict[str, Any]]]) -> dict[str, list[tuple[A
     return {t: sorted(tuple(r[c] for c in cols[t]) for r in rows) for t, rows in tables.items()}
 
 
+TABLES = ("accounts", "orders", "lines")
+
+
+def commits(table: Path) -> int:
+    """How many commits a Delta table has (its log files: no Spark needed to poll it)."""
+    log = table / "_delta_log"
+    return len(list(log.glob("[0-9]*.json"))) if log.exists() else 0
+
+
+async def poll(done: Callable[[], bool], timeout: float, every: float = 0.05) -> None:
+    deadline = time.monotonic() + timeout
+    while not await asyncio.to_thread(done):
+        if time.monotonic() > deadline:
+            raise AssertionError("condition not met in time")
+        await asyncio.sleep(every)
+
+
+def newest_versions(spark: Any, warehouse: Path) -> dict[str, list[dict[str, Any]]]:
+    return {t: [r.asDict() for r in spark.read.format("delta").load(str(warehouse / t)).collect()] for t in TABLES}
+
+
 def job_logs(folder: Path) -> str:
     return "\n".join(p.read_text(errors="replace") for p in sorted(folder.glob("job*.log")))
 
@@ -127,7 +150,7 @@ async def test_a_reader_of_published_cuts_never_sees_half_a_transaction(
     from spark_sink.delta.published import cuts, latest, log_path
 
     schema = unique_name
-    topics = [f"{schema}.{schema}.{t}" for t in ("accounts", "orders", "lines")]
+    topics = [f"{schema}.{schema}.{t}" for t in TABLES]
     tx_topic = f"{schema}.transaction"
     warehouse, checkpoint, query = tmp_path / "warehouse", tmp_path / "checkpoint", f"tx_{schema}"
     published = log_path(str(warehouse), query)
@@ -143,16 +166,13 @@ async def test_a_reader_of_published_cuts_never_sees_half_a_transaction(
         *("--bootstrap-servers", kafka_bootstrap, "--topics", ",".join([*topics, tx_topic])),
         *("--warehouse", str(warehouse), "--checkpoint", str(checkpoint), "--query-name", query),
         *("--table-name-template", "{table}", "--trigger", "processing-time=1 second"),
-        *("--transaction-consistent", "--transaction-topic", tx_topic, "--max-offsets-per-trigger", "100"),
+        *("--transaction-consistent", "--transaction-topic", tx_topic, "--max-offsets-per-trigger", "120"),
     ]
     jobs: list[subprocess.Popen[bytes]] = []
 
     def kill(job: subprocess.Popen[bytes]) -> None:
         os.killpg(job.pid, signal.SIGKILL)
         job.wait(30)
-
-    def published_cuts() -> int:
-        return len(cuts(spark, published))
 
     try:
         config = {**connector_config(schema), "provide.transaction.metadata": "true"}
@@ -175,30 +195,38 @@ async def test_a_reader_of_published_cuts_never_sees_half_a_transaction(
             )
             await wait_for(lambda: written(tx_topic, 2), 40)
             load = asyncio.create_task(workload(pg_dsn, schema, seed=int(schema[1:], 16)))
-            kills_with_cuts = []
-            for attempt in range(2):
+            mid_batch_kill = None
+            for attempt in range(3):  # bounded: a kill that misses the inside of a batch is tried again
                 jobs.append(submit(spark_jars, args, tmp_path / f"job{attempt}.log"))
-                before = await asyncio.to_thread(published_cuts)
+                cut_commits = commits(Path(published))
 
-                async def progressed(before: int = before) -> bool:
-                    return await asyncio.to_thread(published_cuts) > before
+                def published_one(before: int = cut_commits) -> bool:
+                    return commits(Path(published)) > before
 
-                await wait_for(progressed, 180)
-                await asyncio.sleep(random.uniform(0.5, 3.0))  # somewhere inside the next micro-batch (or between two)
+                await poll(published_one, 180)  # a batch published its cut
+                cut_commits = commits(Path(published))
+                at_cut = {t: commits(warehouse / t) for t in TABLES}
+
+                def next_batch_writes(at_cut: dict[str, int] = at_cut) -> bool:
+                    return any(commits(warehouse / t) > n for t, n in at_cut.items())
+
+                # the next batch has written one of its tables: kill the job before it writes the others
+                await poll(next_batch_writes, 120)
                 kill(jobs[-1])
-                kills_with_cuts.append(await asyncio.to_thread(published_cuts))
+                if commits(Path(published)) == cut_commits:
+                    mid_batch_kill = {t: commits(warehouse / t) - n for t, n in at_cut.items()}
+                    break
+            assert mid_batch_kill is not None, "no kill landed between a batch's table writes and its cut"
+            newest = await asyncio.to_thread(lambda: newest_versions(spark, warehouse))
             await load
             expected = await source_tables(pg_dsn, schema)
             jobs.append(submit(spark_jars, args, tmp_path / "job_last.log"))
 
-            async def caught_up() -> bool:
-                def check() -> bool:
-                    cut = latest(spark, published)
-                    return cut is not None and as_tuples(read_cut(spark, cut)) == expected
+            def caught_up() -> bool:
+                cut = latest(spark, published)
+                return cut is not None and as_tuples(read_cut(spark, cut)) == expected
 
-                return await asyncio.to_thread(check)
-
-            await wait_for(caught_up, 300)
+            await poll(caught_up, 300, every=3.0)
             kill(jobs[-1])
             assert (await client.delete("/connectors/pg")).status_code == 204
 
@@ -211,7 +239,10 @@ async def test_a_reader_of_published_cuts_never_sees_half_a_transaction(
             seen = read_cut(spark, cut)
             assert broken_invariants(seen) == [], f"cut of batch {cut.batch_id}: {broken_invariants(seen)}"
         assert as_tuples(seen) == expected
-        print(f"{len(history)} cuts checked; cuts when killed: {kills_with_cuts}")
+        print(
+            f"{len(history)} cuts checked; killed after writing {mid_batch_kill} commits past the cut; newest versions"
+            f" then broke {broken_invariants(newest) or 'nothing'}"
+        )
     finally:
         for job in jobs:
             if job.poll() is None:

@@ -1,0 +1,15 @@
+"""The errors a micro-batch handles per table: a Spark, Delta or schema error fails that table's part of the batch
+(dead letter, or SinkError under fail_fast), never the whole job silently."""
+
+from __future__ import annotations
+
+from py4j.protocol import Py4JError
+from pyspark.errors import PySparkException
+
+from spark_sink.delta.tables import IncompatibleTableError
+
+SPARK_ERRORS = (PySparkException, Py4JError, IncompatibleTableError, ValueError, TypeError, OverflowError)
+
+
+class SinkError(RuntimeError):
+    """Raised in fail-fast mode: the query stops and the batch is replayed from the checkpoint on restart."""
