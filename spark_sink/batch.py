@@ -148,7 +148,7 @@ class BatchProcessor:
             dead_letter.write(self.spark, self.config.dead_letter, self._idempotence_id(), batch_id, letters)
         metrics.dead_letters = len(letters)
         if self.tx_buffer is not None:  # only now: a batch killed before this point is replayed from the old state
-            self._publish(batch_id, metrics)
+            self._publish(batch_id, metrics, self.tx_buffer.released_through())
             self.tx_buffer.commit(batch_id)
         if self.fault is not None:
             self.fault(batch_id, BATCH_END)
@@ -168,7 +168,7 @@ class BatchProcessor:
             self.admin.after_batch([metrics], int(self.clock() * 1000))
         return metrics
 
-    def _publish(self, batch_id: int, metrics: BatchMetrics) -> None:
+    def _publish(self, batch_id: int, metrics: BatchMetrics, through: int | None) -> None:
         """Publish the cut after this batch: the versions of the tables it wrote, the others' carried over
         (spark_sink/delta/published.py). Before the transaction state: a batch killed in between is replayed, and
         its second publication is skipped by Delta."""
@@ -177,8 +177,6 @@ class BatchProcessor:
             self._cut = published.latest(self.spark, path) or published.Cut(-1)
         paths = {t.table: self.config.table_path(t.table) for t in metrics.tables if t.error is None}
         written = {table: (p, published.table_version(self.spark, p)) for table, p in paths.items()}
-        assert self.tx_buffer is not None
-        through = self.tx_buffer.released_through()
         if not written and through == self._cut.released_through:
             return  # nothing new to publish
         cut = self._cut.advanced(batch_id, written, through)

@@ -175,8 +175,8 @@ def start(spark: SparkSession, config: SinkConfig, processor: BatchProcessor | N
 
 
 def make_processor(spark: SparkSession, config: SinkConfig) -> BatchProcessor:
-    """The foreachBatch handler: records decoded and tables reduced on the executors (spark_sink/stage), except in
-    transaction-consistent mode and with SCD2 history tables, whose batches are collected and decoded on the driver
+    """The foreachBatch handler: records decoded and tables reduced on the executors (spark_sink/stage), except
+    with SCD2 history tables, whose batches are collected and decoded on the driver
     (spark_sink/batch.py; the driver's decoder keeps its caches, Avro writer schemas by id among them, for the job)."""
     from spark_sink.stage.decode import build_decoder
     from spark_sink.stage.processor import DistributedBatchProcessor, runs_distributed

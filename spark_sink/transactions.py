@@ -20,7 +20,7 @@ table has been applied, and only once per batch id (Delta `txnAppId`/`txnVersion
   releases exactly the same events again (idempotent under the position guard);
 - a batch replayed after the rewrite (killed before Spark committed it) reads the new state plus its own records,
   a subset of its first input, so it re-releases at most what was already applied, and its rewrite is skipped.
-The release rule itself is pure (`release_complete`).
+The release rule itself is pure (`decide`, on per-transaction counts, and `release_complete` on events).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from __future__ import annotations
 import logging
 import re
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -53,11 +53,49 @@ class Release:
     released_through: int | None  # commit LSN of the newest transaction released so far
 
 
-def is_complete(end: TxMarker, events: Iterable[ChangeEvent], subscribed: Callable[[str], bool]) -> bool:
-    positions: dict[str, set[SourcePosition]] = defaultdict(set)
-    for e in events:
-        positions[e.source_table or ""].add(e.position)
-    return all(len(positions[c]) >= n for c, n in end.data_collections.items() if subscribed(c))
+TxCounts = Mapping[str, Mapping[str, int]]  # transaction id → collection → distinct source positions read
+
+
+@dataclass(frozen=True)
+class Decision:
+    released: frozenset[str]  # transactions whose events are applied now (complete, or re-sent and already applied)
+    held_markers: list[TxMarker]  # END records of the transactions that wait, in commit order
+    released_through: int | None
+
+
+def decide(
+    counts: TxCounts,
+    markers: Iterable[TxMarker],
+    subscribed: Callable[[str], bool],
+    released_through: int | None = None,
+) -> Decision:
+    """Pure: which transactions to release, from how many distinct events of each were read per collection and the
+    END records (BEGIN records are ignored). Complete transactions go in END order up to the first incomplete one;
+    an END at or below `released_through` is a re-sent transaction, released as a no-op, never blocking."""
+    ends: dict[str, TxMarker] = {}
+    for m in sorted((m for m in markers if m.status == "END"), key=lambda m: (m.raw.partition, m.raw.offset)):
+        ends.setdefault(m.tx_id, m)  # a re-sent END of a transaction still held: the first one stands for both
+    released: set[str] = set()
+    held_markers: list[TxMarker] = []
+    through = released_through
+    blocked = False
+    for end in ends.values():
+        read = counts.get(end.tx_id, {})
+        if through is not None and end.commit_lsn is not None and end.commit_lsn <= through:
+            released.add(end.tx_id)  # re-sent: already applied once
+        elif not blocked and all(read.get(c, 0) >= n for c, n in end.data_collections.items() if subscribed(c)):
+            released.add(end.tx_id)
+            if end.commit_lsn is not None:
+                through = end.commit_lsn if through is None else max(through, end.commit_lsn)
+        else:
+            blocked = True
+            held_markers.append(end)
+    return Decision(frozenset(released), held_markers, through)
+
+
+def waits_for_end(e: ChangeEvent) -> bool:
+    """Whether an event waits for its transaction's END (snapshot reads and events outside transactions do not)."""
+    return e.tx_id is not None and e.op != "r"
 
 
 def release_complete(
@@ -67,33 +105,26 @@ def release_complete(
     released_through: int | None = None,
 ) -> Release:
     """Pure: split events into released ones (outside transactions, of complete transactions up to the first
-    incomplete END, or of re-sent transactions already released) and held ones. `subscribed(collection)` tells
-    which `schema.table` this job reads; `released_through` is the watermark kept from earlier batches."""
+    incomplete END, or of re-sent transactions already released) and held ones (`decide`). `subscribed(collection)`
+    tells which `schema.table` this job reads; `released_through` is the watermark kept from earlier batches."""
     by_tx: dict[str, dict[Coordinates, ChangeEvent]] = defaultdict(dict)
     released: list[ChangeEvent] = []
     for e in events:
-        if e.tx_id is None or e.op == "r":
+        if waits_for_end(e):
+            by_tx[e.tx_id or ""][coordinates(e.raw)] = e
+        else:
             released.append(e)
-        else:
-            by_tx[e.tx_id][coordinates(e.raw)] = e
-    ends: dict[str, TxMarker] = {}
-    for m in sorted((m for m in markers if m.status == "END"), key=lambda m: (m.raw.partition, m.raw.offset)):
-        ends.setdefault(m.tx_id, m)  # a re-sent END of a transaction still held: the first one stands for both
-    held_markers: list[TxMarker] = []
-    through = released_through
-    blocked = False
-    for end in ends.values():
-        if through is not None and end.commit_lsn is not None and end.commit_lsn <= through:
-            released.extend(by_tx.pop(end.tx_id, {}).values())  # re-sent: already applied once
-        elif not blocked and is_complete(end, by_tx.get(end.tx_id, {}).values(), subscribed):
-            released.extend(by_tx.pop(end.tx_id, {}).values())
-            if end.commit_lsn is not None:
-                through = end.commit_lsn if through is None else max(through, end.commit_lsn)
-        else:
-            blocked = True
-            held_markers.append(end)
+    counts: dict[str, dict[str, int]] = {}
+    for tx, group in by_tx.items():
+        positions: dict[str, set[SourcePosition]] = defaultdict(set)
+        for e in group.values():
+            positions[e.source_table or ""].add(e.position)
+        counts[tx] = {c: len(p) for c, p in positions.items()}
+    decision = decide(counts, markers, subscribed, released_through)
+    for tx in decision.released:
+        released.extend(by_tx.pop(tx, {}).values())
     held = [e for group in by_tx.values() for e in group.values()]
-    return Release(sorted(released, key=lambda e: e.order), held, held_markers, through)
+    return Release(sorted(released, key=lambda e: e.order), held, decision.held_markers, decision.released_through)
 
 
 @dataclass(frozen=True)
@@ -107,6 +138,31 @@ class TxState:
         }
 
 
+def say_incomplete(tx_id: str, again: bool, held_events: int) -> None:
+    """A transaction whose events never arrive (started from `latest`, data deleted by retention, events filtered
+    out before Kafka) holds everything after it: said at every batch, as a warning from the second on."""
+    (log.warning if again else log.info)(
+        "transaction %s is %sincomplete: %d events of it and of later transactions are held",
+        tx_id,
+        "still " if again else "",
+        held_events,
+    )
+
+
+def subscribed_collections(config: SinkConfig) -> Callable[[str], bool]:
+    """Whether the job reads a `schema.table` of the transaction topic's connector (its topic prefix)."""
+    topic = config.transaction_topic or ""
+    prefix = topic[: -len(".transaction")] if topic.endswith(".transaction") else topic.rsplit(".", 1)[0]
+
+    def subscribed(collection: str) -> bool:
+        name = f"{prefix}.{collection}"
+        if config.topic_pattern:
+            return re.fullmatch(config.topic_pattern, name) is not None
+        return name in config.topics
+
+    return subscribed
+
+
 class TransactionBuffer:
     """Keeps what `release_complete` holds back between micro-batches (in memory and in the state table)."""
 
@@ -115,16 +171,9 @@ class TransactionBuffer:
         self.config = config
         self.path = join_path(config.checkpoint, STATE_DIR)
         self.app_id = f"{config.query_name}-tx-state"
-        topic = config.transaction_topic or ""
-        self.prefix = topic[: -len(".transaction")] if topic.endswith(".transaction") else topic.rsplit(".", 1)[0]
+        self.subscribed = subscribed_collections(config)
         self._state: TxState | None = None  # what the state table holds (None: not read yet)
         self._next: TxState | None = None  # the state after the batch being processed
-
-    def subscribed(self, collection: str) -> bool:
-        topic = f"{self.prefix}.{collection}"
-        if self.config.topic_pattern:
-            return re.fullmatch(self.config.topic_pattern, topic) is not None
-        return topic in self.config.topics
 
     def state(self) -> TxState:
         if self._state is None:
@@ -155,14 +204,7 @@ class TransactionBuffer:
         if result.held_markers:
             first = result.held_markers[0]
             again = coordinates(first.raw) in {coordinates(r) for r in state.held}
-            # a transaction whose events never arrive (started from `latest`, data deleted by retention, events
-            # filtered out before Kafka) holds everything after it: say so at every batch
-            (log.warning if again else log.info)(
-                "transaction %s is %sincomplete: %d events of it and of later transactions are held",
-                first.tx_id,
-                "still " if again else "",
-                len(result.held_events),
-            )
+            say_incomplete(first.tx_id, again, len(result.held_events))
         return result.released, len(result.held_events)
 
     def released_through(self) -> int | None:

@@ -5,7 +5,8 @@ The same contract as spark_sink/batch.py (which it extends and whose checks, tab
 shares): nothing is written before every table of the batch has been checked, a table that fails goes whole to the
 dead letter (or fails the batch under fail_fast), replays re-apply harmlessly. What differs is where the work runs:
 the driver never sees a record, only aggregates (spark_sink/stage/summary.py), so the job's throughput grows with
-its executors. Transaction-consistent mode and SCD2 history tables still run on the driver (spark_sink/batch.py).
+its executors. Transaction-consistent mode holds and releases decoded rows (spark_sink/stage/transactions.py).
+SCD2 history tables still run on the driver (spark_sink/batch.py).
 """
 
 from __future__ import annotations
@@ -26,30 +27,40 @@ from spark_sink.planning import TablePlan
 from spark_sink.stage import reduce
 from spark_sink.stage.decode import EVENT, FAILURE, DecodeStage, spark_schema
 from spark_sink.stage.summary import BatchSummary, TableSummary, summarize
+from spark_sink.stage.transactions import HeldTransactions
 
 
 def runs_distributed(config: SinkConfig) -> bool:
-    """Whether the job's micro-batches run on the executors (everything but transaction-consistent mode and SCD2)."""
-    if config.transaction_consistent or config.scd2:
-        return False
-    return not any(t.scd2 for t in config.tables.values())
+    """Whether the job's micro-batches run on the executors (everything but SCD2 history tables)."""
+    return not config.scd2 and not any(t.scd2 for t in config.tables.values())
 
 
 class DistributedBatchProcessor(BatchProcessor):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.tx_buffer = None  # transaction-consistent mode holds decoded rows instead (spark_sink/stage/transactions)
+        self.held = HeldTransactions(self.spark, self.config) if self.config.transaction_consistent else None
+
     def __call__(self, batch: DataFrame, batch_id: int) -> None:
         started = self.clock()
         raw = batch.select(
             "topic", "partition", "offset", "key", "value", F.unix_millis("timestamp").alias("timestamp_ms")
         )
+        if self.held is not None:
+            raw = self.held.with_held(raw)
         decoded = raw.mapInArrow(DecodeStage(self.config), spark_schema()).persist(StorageLevel.MEMORY_AND_DISK)
         try:
-            self.process_decoded(decoded, batch_id, started)
+            held = 0
+            applied = decoded
+            if self.held is not None:
+                applied, held = self.held.release(decoded)
+            self.process_decoded(applied, batch_id, started, held)
         finally:
             decoded.unpersist()
 
-    def process_decoded(self, decoded: DataFrame, batch_id: int, started: float) -> BatchMetrics:
+    def process_decoded(self, decoded: DataFrame, batch_id: int, started: float, held: int = 0) -> BatchMetrics:
         summary = summarize(decoded)
-        metrics = BatchMetrics(batch_id, records=summary.records, skipped=summary.skipped)
+        metrics = BatchMetrics(batch_id, records=summary.records, skipped=summary.skipped, held=held)
         letters: list[DataFrame] = []
         if summary.failures:
             self._fail_fast(f"cannot decode {summary.failures} records, the first: {summary.first_failure}")
@@ -75,6 +86,9 @@ class DistributedBatchProcessor(BatchProcessor):
         if letters:
             dead_letter.write_frames(self.spark, self.config.dead_letter, self._idempotence_id(), batch_id, letters)
         metrics.dead_letters = summary.failures + sum(t.dead_letters for t in metrics.tables)
+        if self.held is not None:  # only now: a batch killed before this point is replayed from the old state
+            self._publish(batch_id, metrics, self.held.released_through())
+            self.held.commit(batch_id)
         if self.fault is not None:
             self.fault(batch_id, BATCH_END)
         return self._finish(metrics, summary, started)
