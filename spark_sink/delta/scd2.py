@@ -5,10 +5,11 @@ for their key are applied (the same position guard as the SCD1 MERGE)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from delta.tables import DeltaTable
-from pyspark.sql import SparkSession
+from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
@@ -50,15 +51,19 @@ def _latest(spark: SparkSession, path: str, plan: TablePlan, check: TableCheck) 
     return {tuple((k, r["v"][k]) for k in plan.key_columns): r["v"] for r in latest}
 
 
+def close_truncated(spark: SparkSession, path: str, truncate_at: SourcePosition, ts_sql: str) -> None:
+    """A truncate closes every current version older than it."""
+    DeltaTable.forPath(spark, path).update(
+        condition=f"{IS_CURRENT} AND {order.row_older_than(truncate_at)}",
+        set={VALID_TO: ts_sql, IS_CURRENT: "false"},
+    )
+
+
 def apply(spark: SparkSession, path: str, plan: TablePlan, check: TableCheck) -> MergeCounts:
-    table = DeltaTable.forPath(spark, path)
     if plan.truncate_at is not None:
         t_event = max((e for e in plan.events if e.op == "t"), key=lambda e: e.position)
         ts = "CAST(NULL AS TIMESTAMP)" if t_event.source_ts_ms is None else f"timestamp_millis({t_event.source_ts_ms})"
-        table.update(
-            condition=f"{IS_CURRENT} AND {order.row_older_than(plan.truncate_at)}",
-            set={VALID_TO: ts, IS_CURRENT: "false"},
-        )
+        close_truncated(spark, path, plan.truncate_at, ts)
     latest = _latest(spark, path, plan, check)
 
     def newer(e: ChangeEvent) -> bool:
@@ -113,18 +118,32 @@ def apply(spark: SparkSession, path: str, plan: TablePlan, check: TableCheck) ->
             )
     if not rows:
         return MergeCounts()
-    key_fields = [T.StructField(MK + k, check.data_schema[k].dataType, True) for k in plan.key_columns]
-    schema = T.StructType(
+    schema = staged_schema(check, plan.key_columns)
+    staged = spark.createDataFrame(rows, schema)
+    for name, target in check.casts.items():
+        staged = staged.withColumn(name, staged[name].cast(target))
+    return merge_staged(spark, path, staged, names, plan.key_columns)
+
+
+def staged_schema(check: TableCheck, keys: Sequence[str]) -> T.StructType:
+    """The rows `merge_staged` takes: data columns, change metadata, history columns, the action (`close` or
+    `insert`) and, for `close` rows, the key whose current version to close."""
+    key_fields = [T.StructField(MK + k, check.data_schema[k].dataType, True) for k in keys]
+    return T.StructType(
         list(check.data_schema.fields)
         + META_FIELDS
         + HISTORY_FIELDS
         + [T.StructField(ACTION, T.StringType(), False)]
         + key_fields
     )
-    staged = spark.createDataFrame(rows, schema)
-    for name, target in check.casts.items():
-        staged = staged.withColumn(name, staged[name].cast(target))
-    on = " AND ".join(f"t.{q(k)} = s.{q(MK + k)}" for k in plan.key_columns) + f" AND t.{IS_CURRENT}"
+
+
+def merge_staged(
+    spark: SparkSession, path: str, staged: DataFrame, names: Sequence[str], keys: Sequence[str]
+) -> MergeCounts:
+    """One MERGE: `close` rows end their key's current version, `insert` rows add versions."""
+    table = DeltaTable.forPath(spark, path)
+    on = " AND ".join(f"t.{q(k)} = s.{q(MK + k)}" for k in keys) + f" AND t.{IS_CURRENT}"
     insert: dict[str, Any] = {q(c): f"s.{q(c)}" for c in names} | {
         c: f"s.{c}" for c in (*order.COLUMNS, OP, SOURCE_TS, VALID_FROM, VALID_TO, IS_CURRENT)
     }

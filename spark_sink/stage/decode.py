@@ -102,8 +102,8 @@ class Rows:
                 collections=list(decoded.data_collections.items()),
                 commit_lsn=decoded.commit_lsn,
             )
-        elif isinstance(decoded, DecodeFailure):
-            row.update(kind=FAILURE, reason=decoded.reason)
+        elif isinstance(decoded, DecodeFailure):  # its table, from the topic: where the dead letter says it belongs
+            row.update(kind=FAILURE, reason=decoded.reason, tbl=self._table(raw.topic))
         else:
             row.update(kind=SKIP, reason=decoded.reason)
         for name, value in row.items():

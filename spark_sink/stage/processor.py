@@ -19,20 +19,20 @@ from pyspark.sql import functions as F
 
 from spark_sink.batch import BATCH_END, BatchProcessor, _Prepared
 from spark_sink.config import SinkConfig
-from spark_sink.delta import dead_letter, merge, multiset, watermark
+from spark_sink.delta import dead_letter, merge, multiset, scd2, watermark
 from spark_sink.delta.tables import IS_DELETE, IncompatibleTableError, ensure_table, ts_from_ms
 from spark_sink.errors import SPARK_ERRORS
 from spark_sink.metrics import BatchMetrics, TableMetrics
 from spark_sink.planning import TablePlan
-from spark_sink.stage import reduce
+from spark_sink.stage import history, reduce
 from spark_sink.stage.decode import EVENT, FAILURE, DecodeStage, spark_schema
 from spark_sink.stage.summary import BatchSummary, TableSummary, summarize
 from spark_sink.stage.transactions import HeldTransactions
 
 
 def runs_distributed(config: SinkConfig) -> bool:
-    """Whether the job's micro-batches run on the executors (everything but SCD2 history tables)."""
-    return not config.scd2 and not any(t.scd2 for t in config.tables.values())
+    """Whether the job's micro-batches run on the executors (always)."""
+    return True
 
 
 class DistributedBatchProcessor(BatchProcessor):
@@ -117,7 +117,15 @@ class DistributedBatchProcessor(BatchProcessor):
             truncate_ts = "CAST(NULL AS TIMESTAMP)"
             if summary.truncate_ts_ms is not None:
                 truncate_ts = f"timestamp_millis({summary.truncate_ts_ms})"
-            if plan.keyless:
+            if p.scd2:
+                if summary.truncate_at is not None:
+                    scd2.close_truncated(self.spark, p.check.path, summary.truncate_at, truncate_ts)
+                staged = history.staged_history(
+                    self.spark, p.check.path, parsed, names, plan.key_columns, summary.toast
+                )
+                counts = scd2.merge_staged(self.spark, p.check.path, staged, names, plan.key_columns)
+                tm.changes = summary.events
+            elif plan.keyless:
                 multiset.check_order(*summary.first_partition, summary.unknown_order)
                 if summary.refusal:
                     raise IncompatibleTableError(summary.refusal)
