@@ -1,4 +1,5 @@
-"""The foreachBatch handler: decode → plan → check every table → apply table by table → dead letters → metrics.
+"""What every micro-batch shares (the handler itself is spark_sink/stage/processor.py): the table checks, the delete
+ledger and dead-letter identity, fail-fast, the published cut, table administration and metrics.
 
 Nothing is written before every table of the batch has been checked against its Delta table, so an incompatible
 schema change fails the batch (fail-fast) or dead-letters that table's events (default) without half-applying it.
@@ -12,32 +13,27 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from py4j.protocol import Py4JError
 from pyspark.errors import PySparkException
-from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import SparkSession
 from pyspark.sql import types as T
 
 from spark_sink.config import SinkConfig, join_path
-from spark_sink.decoding.base import ChangeEvent, DecodeFailure, Decoder, RawRecord, Skipped, TxMarker
-from spark_sink.delta import dead_letter, deletes, merge, multiset, published, scd2
+from spark_sink.delta import deletes, multiset, published, scd2
 from spark_sink.delta.tables import (
     META_FIELDS,
     SOFT_FIELDS,
     IncompatibleTableError,
     TableCheck,
     check_table,
-    ensure_table,
-    source_frame,
-    ts_from_ms,
 )
 from spark_sink.errors import SPARK_ERRORS, SinkError
 from spark_sink.metrics import BatchMetrics, TableMetrics
-from spark_sink.planning import TablePlan, plan_batch
+from spark_sink.planning import TablePlan
 from spark_sink.table_admin import TableAdmin
-from spark_sink.transactions import TransactionBuffer
 
 log = logging.getLogger("spark_sink")
 BATCH_END = "<batch end>"  # the `fault` hook's table name once everything of the batch is written
@@ -65,23 +61,20 @@ def checkpoint_query_id(spark: SparkSession, checkpoint: str) -> str | None:
     return None if row is None or row["id"] is None else str(row["id"])
 
 
-class BatchProcessor:
+class BatchSteps:
     def __init__(
         self,
         spark: SparkSession,
         config: SinkConfig,
-        decoder: Decoder,
         *,
         clock: Callable[[], float] = time.time,
         fault: Callable[[int, str], None] | None = None,
     ) -> None:
         self.spark = spark
         self.config = config
-        self.decoder = decoder
         self.clock = clock
         self.fault = fault  # test hook: called before each table is applied, and with BATCH_END at the end
         self.history: list[BatchMetrics] = []
-        self.tx_buffer = TransactionBuffer(spark, config) if config.transaction_consistent else None
         self._writer_id: str | None = None
         self._cut: published.Cut | None = None  # the newest published cut (transaction-consistent mode)
         # catalog names, layouts, scheduled maintenance (spark_sink/table_admin.py), when the config asks for them
@@ -94,69 +87,6 @@ class BatchProcessor:
         if self._writer_id is None:
             self._writer_id = checkpoint_query_id(self.spark, self.config.checkpoint) or self.config.query_name
         return self._writer_id
-
-    def __call__(self, batch: DataFrame, batch_id: int) -> None:
-        rows = batch.select("topic", "partition", "offset", "key", "value", "timestamp").collect()
-        records = [
-            RawRecord(
-                r["topic"],
-                int(r["partition"]),
-                int(r["offset"]),
-                None if r["key"] is None else bytes(r["key"]),
-                None if r["value"] is None else bytes(r["value"]),
-                int(r["timestamp"].timestamp() * 1000) if r["timestamp"] is not None else None,
-            )
-            for r in rows
-        ]
-        self.process(records, batch_id)
-
-    # -- the batch ------------------------------------------------------------------------------------------
-    def process(self, records: Sequence[RawRecord], batch_id: int) -> BatchMetrics:
-        started = self.clock()
-        metrics = BatchMetrics(batch_id, records=len(records))
-        letters: list[dead_letter.DeadLetter] = []
-        events: list[ChangeEvent] = []
-        markers: list[TxMarker] = []
-        for raw in records:
-            decoded = self.decoder.decode(raw)
-            if isinstance(decoded, ChangeEvent):
-                events.append(decoded)
-            elif isinstance(decoded, TxMarker):
-                markers.append(decoded)
-                metrics.skipped += 1
-            elif isinstance(decoded, Skipped):
-                metrics.skipped += 1
-            elif isinstance(decoded, DecodeFailure):
-                self._fail_fast(f"cannot decode {raw.topic}[{raw.partition}]@{raw.offset}: {decoded.reason}")
-                letters.append(dead_letter.DeadLetter(raw, self.config.table_name(raw.topic), "decode", decoded.reason))
-        if self.tx_buffer is not None:
-            events, metrics.held = self.tx_buffer.release(events, markers, self.decoder.decode)
-        plan = plan_batch(events, self.config.table_name)
-        for table, failed, reason in plan.failed:
-            self._fail_fast(f"table {table}: {reason}")
-            letters.extend(dead_letter.DeadLetter(e.raw, table, "plan", reason) for e in failed)
-            metrics.tables.append(TableMetrics(table, events=len(failed), dead_letters=len(failed), error=reason))
-
-        def reject(p: TablePlan, stage: str, reason: str) -> int:
-            letters.extend(dead_letter.DeadLetter(ev.raw, p.table, stage, reason) for ev in p.events)
-            return len(p.events)
-
-        prepared = self._check_all(plan.tables, metrics, reject)
-        for p in prepared:
-            metrics.tables.append(self._apply(p, batch_id, letters))
-        if letters:
-            dead_letter.write(self.spark, self.config.dead_letter, self._idempotence_id(), batch_id, letters)
-        metrics.dead_letters = len(letters)
-        if self.tx_buffer is not None:  # only now: a batch killed before this point is replayed from the old state
-            self._publish(batch_id, metrics, self.tx_buffer.released_through())
-            self.tx_buffer.commit(batch_id)
-        if self.fault is not None:
-            self.fault(batch_id, BATCH_END)
-        now_ms = int(self.clock() * 1000)
-        stamps = [t for t in (p.max_source_ts_ms for p in plan.tables) if t is not None]
-        metrics.lag_ms = now_ms - max(stamps) if stamps else None
-        metrics.duration_ms = int((self.clock() - started) * 1000)
-        return self._finished(metrics)
 
     def _finished(self, metrics: BatchMetrics) -> BatchMetrics:
         """Log the batch, then register and maintain the tables it wrote (never failing it: its data is committed)."""
@@ -242,49 +172,3 @@ class BatchProcessor:
         """The key columns as the table stores them (schemaless columns are cast to the table's type)."""
         schema = p.check.data_schema
         return [T.StructField(k, p.check.casts.get(k, schema[k].dataType), True) for k in p.plan.key_columns]
-
-    def _apply(self, p: _Prepared, batch_id: int, letters: list[dead_letter.DeadLetter]) -> TableMetrics:
-        plan = p.plan
-        tm = TableMetrics(plan.table, events=len(plan.events), changes=len(plan.changes))
-        if plan.max_source_ts_ms is not None:
-            tm.lag_ms = int(self.clock() * 1000) - plan.max_source_ts_ms
-        try:
-            if self.fault is not None:
-                self.fault(batch_id, plan.table)
-            extra = self._extra_fields(p.soft, p.scd2, plan.keyless)
-            tm.added_columns = ensure_table(self.spark, p.check, extra)
-            path = p.check.path
-            if p.scd2:
-                counts = scd2.apply(self.spark, path, plan, p.check)
-            elif plan.keyless:
-                counts = multiset.apply(
-                    self.spark,
-                    plan,
-                    p.check,
-                    soft=p.soft,
-                    watermark_path=self.config.watermark_path(plan.table),
-                    app_id=f"{self._idempotence_id()}-{plan.table}",
-                    batch_id=batch_id,
-                )
-                tm.truncated = plan.truncate_at is not None
-            else:
-                ledger = self._ledger(p)
-                if plan.truncate_at is not None:
-                    truncate_event = max((e for e in plan.events if e.op == "t"), key=lambda e: e.position)
-                    merge.truncate(self.spark, path, plan.truncate_at, merge.truncate_ts_sql(plan), p.soft)
-                    ledger.record_truncate(plan.truncate_at, ts_from_ms(truncate_event.source_ts_ms))
-                    tm.truncated = True
-                counts = merge.MergeCounts()
-                if plan.changes:
-                    source = source_frame(self.spark, plan, p.check)
-                    names = [f.name for f in p.check.data_schema.fields]
-                    guarded = ledger.guard(source)
-                    counts = merge.merge(self.spark, path, guarded, names, plan.key_columns, p.soft)
-                    if not p.soft and any(e.op == "d" for e in plan.changes):
-                        ledger.record_deletes(source)
-            tm.inserted, tm.updated, tm.deleted = counts.inserted, counts.updated, counts.deleted
-        except SPARK_ERRORS as e:
-            reason = self._apply_failed(plan.table, batch_id, e)
-            letters.extend(dead_letter.DeadLetter(ev.raw, plan.table, "apply", reason) for ev in plan.events)
-            tm.error, tm.dead_letters = reason, len(plan.events)
-        return tm

@@ -13,7 +13,6 @@ from pyspark.errors import PySparkRuntimeError
 from pyspark.sql import SparkSession
 from pyspark.sql.streaming import StreamingQuery, StreamingQueryListener
 
-from spark_sink.batch import BatchProcessor
 from spark_sink.config import SESSION_CATALOG, SinkConfig
 from spark_sink.prerequisites import (
     CATALOG_IMPLEMENTATION,
@@ -27,6 +26,7 @@ from spark_sink.prerequisites import (
     session_jars,
     under_spark_submit,
 )
+from spark_sink.stage.processor import BatchProcessor
 
 log = logging.getLogger("spark_sink")
 
@@ -175,16 +175,10 @@ def start(spark: SparkSession, config: SinkConfig, processor: BatchProcessor | N
 
 
 def make_processor(spark: SparkSession, config: SinkConfig) -> BatchProcessor:
-    """The foreachBatch handler: records decoded and tables reduced on the executors (spark_sink/stage), except
-    with SCD2 history tables, whose batches are collected and decoded on the driver
-    (spark_sink/batch.py; the driver's decoder keeps its caches, Avro writer schemas by id among them, for the job)."""
-    from spark_sink.stage.decode import build_decoder
-    from spark_sink.stage.processor import DistributedBatchProcessor, runs_distributed
-
-    if runs_distributed(config):
-        ship_package(spark)
-        return DistributedBatchProcessor(spark, config, build_decoder(config))
-    return BatchProcessor(spark, config, build_decoder(config))
+    """The foreachBatch handler: records decoded and tables reduced on the executors (spark_sink/stage); each
+    Python worker keeps its decoders' caches (Avro writer schemas by id among them) across micro-batches."""
+    ship_package(spark)
+    return BatchProcessor(spark, config)
 
 
 _SHIPPED: set[str] = set()  # the Spark applications that have the package

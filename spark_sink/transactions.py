@@ -30,9 +30,8 @@ import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
-from spark_sink.config import SinkConfig, join_path
+from spark_sink.config import SinkConfig
 from spark_sink.decoding.base import ChangeEvent, RawRecord, TxMarker
 from spark_sink.position import SourcePosition
 
@@ -127,17 +126,6 @@ def release_complete(
     return Release(sorted(released, key=lambda e: e.order), held, decision.held_markers, decision.released_through)
 
 
-@dataclass(frozen=True)
-class TxState:
-    held: tuple[RawRecord, ...] = ()
-    released_through: int | None = None
-
-    def same_as(self, other: TxState) -> bool:
-        return self.released_through == other.released_through and {coordinates(r) for r in self.held} == {
-            coordinates(r) for r in other.held
-        }
-
-
 def say_incomplete(tx_id: str, again: bool, held_events: int) -> None:
     """A transaction whose events never arrive (started from `latest`, data deleted by retention, events filtered
     out before Kafka) holds everything after it: said at every batch, as a warning from the second on."""
@@ -161,63 +149,3 @@ def subscribed_collections(config: SinkConfig) -> Callable[[str], bool]:
         return name in config.topics
 
     return subscribed
-
-
-class TransactionBuffer:
-    """Keeps what `release_complete` holds back between micro-batches (in memory and in the state table)."""
-
-    def __init__(self, spark: Any, config: SinkConfig) -> None:
-        self.spark = spark
-        self.config = config
-        self.path = join_path(config.checkpoint, STATE_DIR)
-        self.app_id = f"{config.query_name}-tx-state"
-        self.subscribed = subscribed_collections(config)
-        self._state: TxState | None = None  # what the state table holds (None: not read yet)
-        self._next: TxState | None = None  # the state after the batch being processed
-
-    def state(self) -> TxState:
-        if self._state is None:
-            from spark_sink.delta import tx_state
-
-            held, through = tx_state.read(self.spark, self.path)
-            self._state = TxState(tuple(held), through)
-        return self._state
-
-    def release(
-        self, events: list[ChangeEvent], markers: list[TxMarker], decode: Callable[[RawRecord], object]
-    ) -> tuple[list[ChangeEvent], int]:
-        """The events to apply in this batch and how many stay held. Call `commit` once they are applied."""
-        state = self.state()
-        seen = {coordinates(e.raw) for e in events} | {coordinates(m.raw) for m in markers}
-        events, markers = list(events), list(markers)
-        for raw in state.held:
-            if coordinates(raw) in seen:  # a replayed batch: the record is in the batch and in the state
-                continue
-            decoded = decode(raw)
-            if isinstance(decoded, ChangeEvent):
-                events.append(decoded)
-            elif isinstance(decoded, TxMarker):
-                markers.append(decoded)
-        result = release_complete(events, markers, self.subscribed, state.released_through)
-        held = tuple([e.raw for e in result.held_events] + [m.raw for m in result.held_markers])
-        self._next = TxState(held, result.released_through)
-        if result.held_markers:
-            first = result.held_markers[0]
-            again = coordinates(first.raw) in {coordinates(r) for r in state.held}
-            say_incomplete(first.tx_id, again, len(result.held_events))
-        return result.released, len(result.held_events)
-
-    def released_through(self) -> int | None:
-        """The commit LSN of the newest transaction released so far, this batch's releases included."""
-        return (self._next or self.state()).released_through
-
-    def commit(self, batch_id: int) -> None:
-        """Persist the state after the batch (only if it changed; a replayed batch's rewrite is skipped by Delta)."""
-        from spark_sink.delta import tx_state
-
-        new = self._next
-        self._next = None
-        if new is None or new.same_as(self.state()):
-            return
-        tx_state.write(self.spark, self.path, self.app_id, batch_id, new.held, new.released_through)
-        self._state = None  # re-read: Delta may have skipped the write (replayed batch id)

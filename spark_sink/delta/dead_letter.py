@@ -5,13 +5,10 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
-
-from spark_sink.decoding.base import RawRecord
 
 SCHEMA = T.StructType(
     [
@@ -27,24 +24,6 @@ SCHEMA = T.StructType(
         T.StructField("recorded_at", T.TimestampType(), False),
     ]
 )
-
-
-@dataclass(frozen=True)
-class DeadLetter:
-    raw: RawRecord
-    table: str | None
-    stage: str  # decode | plan | schema | apply
-    reason: str
-
-
-def write(spark: SparkSession, path: str, app_id: str, batch_id: int, letters: Sequence[DeadLetter]) -> None:
-    """`write_frames` of letters decoded on the driver."""
-    fields = [f for f in SCHEMA.fields if f.name not in ("batch_id", "recorded_at")]
-    rows = [
-        (d.raw.topic, d.raw.partition, d.raw.offset, d.raw.key, d.raw.value, d.table, d.stage, d.reason[:4000])
-        for d in letters
-    ]
-    write_frames(spark, path, app_id, batch_id, [spark.createDataFrame(rows, T.StructType(fields))])
 
 
 def letters_of(records: DataFrame, table: Column, stage: str, reason: Column) -> DataFrame:

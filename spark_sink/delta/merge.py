@@ -27,7 +27,6 @@ from spark_sink.delta.tables import (
     position_values,
     q,
 )
-from spark_sink.planning import TablePlan
 from spark_sink.position import SourcePosition
 
 GUARD = f"(t.{order.POS} IS NULL OR {order.newer(order.columns('s'), order.columns('t'))})"
@@ -52,12 +51,6 @@ def keep_table_value(column: str) -> str:
     newer = order.newer(order.fields(carried), order.columns("t"))
     stale = f"{carried} IS NOT NULL AND t.{order.POS} IS NOT NULL AND NOT {newer}"
     return f"CASE WHEN array_contains(s.{UNAVAILABLE}, {name}) OR ({stale}) THEN t.{c} ELSE s.{c} END"
-
-
-def truncate_ts_sql(plan: TablePlan) -> str:
-    """SQL: the source time of the plan's truncate (its newest `t` event)."""
-    event = max((e for e in plan.events if e.op == "t"), key=lambda e: e.position)
-    return "CAST(NULL AS TIMESTAMP)" if event.source_ts_ms is None else f"timestamp_millis({event.source_ts_ms})"
 
 
 def truncate(

@@ -18,7 +18,6 @@ crash between the MERGE and the watermark write does not count twice.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 from delta.tables import DeltaTable
@@ -26,9 +25,8 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
-from spark_sink.decoding.base import ChangeEvent
-from spark_sink.delta import merge, order, txn, watermark
-from spark_sink.delta.merge import MergeCounts, truncate_ts_sql
+from spark_sink.delta import merge, order, txn
+from spark_sink.delta.merge import MergeCounts
 from spark_sink.delta.tables import (
     DELETED,
     DELETED_AT,
@@ -38,24 +36,12 @@ from spark_sink.delta.tables import (
     IncompatibleTableError,
     TableCheck,
     q,
-    source_frame,
 )
-from spark_sink.planning import TablePlan
-from spark_sink.position import UNKNOWN_ORDER, SourcePosition
+from spark_sink.position import SourcePosition
 
 COUNT = "_cdc_count"
 COUNT_FIELD = T.StructField(COUNT, T.LongType(), True)
 DELTA, LATEST = "__cdc_delta", "__cdc_latest"
-
-
-def signed_changes(events: list[ChangeEvent]) -> list[ChangeEvent]:
-    """Each change as whole-row removals (op d) and additions: an update is its old row removed, its new row added."""
-    out = []
-    for e in events:
-        if e.op == "u" and e.before is not None:
-            out.append(replace(e, op="d", row=e.before, before=None))
-        out.append(e)
-    return out
 
 
 NO_TRANSACTION_METADATA = (
@@ -90,19 +76,6 @@ def check_order(topic: str, partition: int, unknown_order: bool) -> None:
         )
 
 
-def pending(plan: TablePlan, applied: SourcePosition | None) -> list[ChangeEvent]:
-    """The plan's changes past the watermark (snapshot rows: at or past it); IncompatibleTableError when they
-    cannot be applied exactly."""
-    for e in plan.changes:
-        check_order(e.raw.topic, e.raw.partition, e.position.seq == UNKNOWN_ORDER)
-        reason = refusal(e.op, e.tx_id, e.snapshot)
-        if reason:
-            raise IncompatibleTableError(reason)
-    return [
-        e for e in plan.changes if applied is None or e.position > applied or (e.op == "r" and e.position == applied)
-    ]
-
-
 def new_snapshot(snapshot_at: SourcePosition | None, applied: SourcePosition | None) -> bool:
     """A snapshot past the watermark: the table is to become it (rows older than it go first)."""
     return snapshot_at is not None and (applied is None or snapshot_at > applied)
@@ -130,34 +103,6 @@ def _has_map(t: T.DataType) -> bool:
     if isinstance(t, T.StructType):
         return any(_has_map(f.dataType) for f in t.fields)
     return False
-
-
-def apply(
-    spark: SparkSession,
-    plan: TablePlan,
-    check: TableCheck,
-    *,
-    soft: bool,
-    watermark_path: str,
-    app_id: str,
-    batch_id: int,
-) -> MergeCounts:
-    _no_maps(check)
-    applied = watermark.read(spark, watermark_path)
-    events = pending(plan, applied)
-    if plan.truncate_at is not None and (applied is None or plan.truncate_at > applied):
-        merge.truncate(spark, check.path, plan.truncate_at, truncate_ts_sql(plan), soft, also={COUNT: "0"})
-    snapshots = [e.position for e in events if e.op == "r"]
-    if snapshots and new_snapshot(max(snapshots), applied):
-        reset_to_snapshot(spark, check.path, max(snapshots), "CAST(NULL AS TIMESTAMP)", soft)
-    counts = MergeCounts()
-    if events:
-        signed = source_frame(spark, plan, check, signed_changes(events))
-        counts = merge_signed(spark, check, signed, soft, app_id, batch_id)
-    newest = [e.position for e in plan.events]
-    if newest and (applied is None or max(newest) > applied):
-        watermark.write(spark, watermark_path, max(newest), f"{app_id}-watermark", batch_id)
-    return counts
 
 
 def merge_signed(

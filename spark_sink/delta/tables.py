@@ -35,16 +35,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from delta.tables import DeltaTable
-from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import SparkSession
 from pyspark.sql import types as T
 
 from spark_sink.delta.order import COLUMNS as POSITION_COLUMNS
 from spark_sink.delta.order import EPOCH, POS, SEQ
-from spark_sink.delta.order import STRUCT as POSITION
 from spark_sink.planning import TablePlan
 from spark_sink.position import SourcePosition
 from spark_sink.spark_types import evolvable_struct, from_spark, same_type, to_spark
-from spark_sink.types import infer, widening
+from spark_sink.types import widening
 
 log = logging.getLogger("spark_sink")
 
@@ -253,43 +252,3 @@ def ensure_table(spark: SparkSession, check: TableCheck, extra_fields: Sequence[
         )
         log.info("table %s: widened %s", check.path, changes)
     return [f.name for f in check.new_columns]
-
-
-def source_frame(
-    spark: SparkSession, plan: TablePlan, check: TableCheck, events: Sequence[Any] | None = None
-) -> DataFrame:
-    """The batch's changes for one table as a DataFrame: data columns, position, op, delete flag, and the list of
-    columns whose value is the unchanged-TOAST placeholder."""
-    names = [f.name for f in check.data_schema.fields]
-    types = {n: t for n, t in plan.schema.columns}
-    schema = T.StructType(
-        list(check.data_schema.fields)
-        + META_FIELDS
-        + [
-            T.StructField(IS_DELETE, T.BooleanType(), False),
-            T.StructField(UNAVAILABLE, T.ArrayType(T.StringType()), True),
-            T.StructField(CARRIED, T.MapType(T.StringType(), POSITION), True),
-        ]
-    )
-    rows = []
-    for e in plan.changes if events is None else events:
-        row = e.row or {}
-        if e.typed:
-            values = [row.get(n) for n in names]
-        else:
-            values = [infer.coerce(row.get(n), types[n]) for n in names]
-        rows.append(
-            (
-                *values,
-                *position_values(e.position),
-                e.op,
-                ts_from_ms(e.source_ts_ms),
-                e.op == "d",
-                sorted(e.unavailable),
-                {c: position_values(p) for c, p in e.carried.items()},
-            )
-        )
-    frame = spark.createDataFrame(rows, schema)
-    for name, target in check.casts.items():
-        frame = frame.withColumn(name, frame[name].cast(target))
-    return frame

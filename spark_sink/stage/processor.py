@@ -17,8 +17,7 @@ from pyspark import StorageLevel
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
-from spark_sink.batch import BATCH_END, BatchProcessor, _Prepared
-from spark_sink.config import SinkConfig
+from spark_sink.batch import BATCH_END, BatchSteps, _Prepared
 from spark_sink.delta import dead_letter, merge, multiset, scd2, watermark
 from spark_sink.delta.tables import IS_DELETE, IncompatibleTableError, ensure_table, ts_from_ms
 from spark_sink.errors import SPARK_ERRORS
@@ -30,15 +29,9 @@ from spark_sink.stage.summary import BatchSummary, TableSummary, summarize
 from spark_sink.stage.transactions import HeldTransactions
 
 
-def runs_distributed(config: SinkConfig) -> bool:
-    """Whether the job's micro-batches run on the executors (always)."""
-    return True
-
-
-class DistributedBatchProcessor(BatchProcessor):
+class BatchProcessor(BatchSteps):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.tx_buffer = None  # transaction-consistent mode holds decoded rows instead (spark_sink/stage/transactions)
         self.held = HeldTransactions(self.spark, self.config) if self.config.transaction_consistent else None
 
     def __call__(self, batch: DataFrame, batch_id: int) -> None:

@@ -22,7 +22,6 @@ from psycopg import sql
 
 from connect_worker.kafka.reader import read_to_end
 from spark_sink.decoding import DecodeFailure, RawRecord, decoder_for
-from spark_sink.decoding.avro_decoder import AvroDecoder
 from spark_sink.decoding.schema_registry import RegistryClient, UnknownSchema
 from spark_sink.delta.order import EPOCH, POS, SEQ
 from spark_sink.delta.tables import OP, SOURCE_TS
@@ -188,11 +187,8 @@ async def test_avro_and_json_topics_make_the_same_delta_table(
     for fmt, processor in processors.items():
         assert sum(m.dead_letters for m in processor.history) == 0, fmt
         assert sum(m.records for m in processor.history) == expected, fmt
-    decoder = processors["avro"].decoder
-    assert isinstance(decoder, AvroDecoder) and isinstance(decoder.schemas, RegistryClient)
     # the executors decode (spark_sink/stage), each Python worker with its own decoder and writer-schema cache
-    # (tests/unit/spark_sink/test_avro_decoder.py); the driver never asks the registry
-    assert decoder.schemas.calls == 0
+    # (tests/unit/spark_sink/test_avro_decoder.py); the driver holds no decoder
     print(
         "avro e2e: " + "; ".join(f"{fmt}: {[m.line() for m in p.history]}" for fmt, p in processors.items()),
     )

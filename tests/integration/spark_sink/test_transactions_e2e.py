@@ -23,7 +23,7 @@ from typing import Any
 import psycopg
 import pytest
 
-from tests.integration.spark_sink.test_postgres_e2e import connector_config, execute, submit
+from tests.integration.spark_sink.test_postgres_e2e import connector_config, delta_commits, execute, submit
 from tests.worker_support import running_worker, wait_for
 
 pytestmark = [pytest.mark.integration, pytest.mark.spark]
@@ -109,12 +109,6 @@ def as_tuples(tables: dict[str, list[dict[str, Any]]]) -> dict[str, list[tuple[A
 TABLES = ("accounts", "orders", "lines")
 
 
-def commits(table: Path) -> int:
-    """How many commits a Delta table has (its log files: no Spark needed to poll it)."""
-    log = table / "_delta_log"
-    return len(list(log.glob("[0-9]*.json"))) if log.exists() else 0
-
-
 async def poll(done: Callable[[], bool], timeout: float, every: float = 0.05) -> None:
     deadline = time.monotonic() + timeout
     while not await asyncio.to_thread(done):
@@ -198,23 +192,23 @@ async def test_a_reader_of_published_cuts_never_sees_half_a_transaction(
             mid_batch_kill = None
             for attempt in range(3):  # bounded: a kill that misses the inside of a batch is tried again
                 jobs.append(submit(spark_jars, args, tmp_path / f"job{attempt}.log"))
-                cut_commits = commits(Path(published))
+                cut_commits = delta_commits(Path(published))
 
                 def published_one(before: int = cut_commits) -> bool:
-                    return commits(Path(published)) > before
+                    return delta_commits(Path(published)) > before
 
                 await poll(published_one, 180)  # a batch published its cut
-                cut_commits = commits(Path(published))
-                at_cut = {t: commits(warehouse / t) for t in TABLES}
+                cut_commits = delta_commits(Path(published))
+                at_cut = {t: delta_commits(warehouse / t) for t in TABLES}
 
                 def next_batch_writes(at_cut: dict[str, int] = at_cut) -> bool:
-                    return any(commits(warehouse / t) > n for t, n in at_cut.items())
+                    return any(delta_commits(warehouse / t) > n for t, n in at_cut.items())
 
                 # the next batch has written one of its tables: kill the job before it writes the others
                 await poll(next_batch_writes, 120)
                 kill(jobs[-1])
-                if commits(Path(published)) == cut_commits:
-                    mid_batch_kill = {t: commits(warehouse / t) - n for t, n in at_cut.items()}
+                if delta_commits(Path(published)) == cut_commits:
+                    mid_batch_kill = {t: delta_commits(warehouse / t) - n for t, n in at_cut.items()}
                     break
             assert mid_batch_kill is not None, "no kill landed between a batch's table writes and its cut"
             newest = await asyncio.to_thread(lambda: newest_versions(spark, warehouse))

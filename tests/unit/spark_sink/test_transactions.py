@@ -6,7 +6,7 @@ from spark_sink.config import SinkConfig, join_path
 from spark_sink.decoding.base import ChangeEvent, RawRecord, RowSchema, TxMarker
 from spark_sink.job import subscribed_pattern
 from spark_sink.position import SourcePosition
-from spark_sink.transactions import TxState, release_complete
+from spark_sink.transactions import release_complete
 from spark_sink.types.model import INT
 
 SCHEMA = RowSchema((("id", INT),))
@@ -68,12 +68,6 @@ def test_two_ends_of_one_held_transaction_count_once() -> None:
     markers = [end("7", 20, {"s.a": 1}, 0), end("7", 20, {"s.a": 1}, 9)]
     result = release_complete(events, markers, everything)
     assert keys(result.released) == [1] and result.held_markers == []
-
-
-def test_state_comparison_ignores_order() -> None:
-    a, b = RawRecord("t", 0, 1, None, None), RawRecord("t", 0, 2, None, None)
-    assert TxState((a, b), 5).same_as(TxState((b, a), 5))
-    assert not TxState((a,), 5).same_as(TxState((a,), 6)) and not TxState((a,), 5).same_as(TxState((a, b), 5))
 
 
 def test_the_pattern_subscription_includes_the_transaction_topic() -> None:
