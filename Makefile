@@ -56,7 +56,7 @@ unit: venv
 	$(PY) -m pytest -m "not integration" -q
 
 test: up lint
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q --durations=15
 
 # a larger generated differential run than make test's: a new seed each time (printed), 2000 rows by default
 differential-generated: up
