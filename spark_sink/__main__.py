@@ -61,7 +61,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--database", help="also register each table as <catalog>.<database>.<table>")
     p.add_argument("--optimize-interval", help='OPTIMIZE each written table this often: "<n> days|hours|minutes"')
     p.add_argument("--vacuum-interval", help='VACUUM each written table this often: "<n> days|hours|minutes"')
-    p.add_argument("--vacuum-retention", help='VACUUM … RETAIN this long (default 7 days): "<n> days|hours"')
+    p.add_argument("--vacuum-retention", help='VACUUM … RETAIN this long (default 7 days): "<n> days|hours|minutes"')
     p.add_argument("--query-name")
     p.add_argument("--master", help="Spark master (omit under spark-submit)")
     p.add_argument("--jars-dir", help="folder of the Kafka/Delta jars (omit under spark-submit, use --jars)")

@@ -30,7 +30,7 @@ from spark_sink.delta.tables import (
     TableCheck,
     check_table,
 )
-from spark_sink.errors import SPARK_ERRORS, SinkError
+from spark_sink.errors import SPARK_ERRORS, SinkError, first_line
 from spark_sink.metrics import BatchMetrics, TableMetrics
 from spark_sink.planning import TablePlan
 from spark_sink.table_admin import TableAdmin
@@ -48,6 +48,7 @@ class _Prepared:
     check: TableCheck
     soft: bool
     scd2: bool
+    extra: list[T.StructField]  # the table's columns beyond the data (_extra_fields)
 
 
 def checkpoint_query_id(spark: SparkSession, checkpoint: str) -> str | None:
@@ -127,7 +128,7 @@ class BatchSteps:
 
     def _apply_failed(self, table: str, batch_id: int, error: Exception) -> str:
         """The reason a table's batch could not be applied (raised under fail_fast, else logged)."""
-        reason = f"{type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}"
+        reason = first_line(error)
         self._fail_fast(f"table {table}: {reason}")
         log.error("table %s: applying batch %d failed, its events go to the dead letter: %s", table, batch_id, reason)
         return reason
@@ -164,7 +165,7 @@ class BatchSteps:
                 n = reject(plan, "schema", reason)
                 metrics.tables.append(TableMetrics(plan.table, events=n, dead_letters=n, error=reason))
                 continue
-            prepared.append(_Prepared(plan, check, soft, history))
+            prepared.append(_Prepared(plan, check, soft, history, extra))
         return prepared
 
     @staticmethod

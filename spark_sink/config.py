@@ -203,11 +203,16 @@ class SinkConfig:
         ms = duration_ms(self.vacuum_retention)
         return DELTA_MIN_RETENTION_HOURS if ms is None else ms / 3_600_000
 
+    @property
+    def catalog_name(self) -> str:
+        """The catalog named tables go to: `catalog`, else Spark's session catalog."""
+        return self.catalog or SESSION_CATALOG
+
     def qualified_name(self, table: str) -> tuple[str, str, str] | None:
         """(catalog, database, table) of the named table `table` is registered as; None without `database`."""
         if not self.database:
             return None
-        return (self.catalog or SESSION_CATALOG, self.database, table)
+        return (self.catalog_name, self.database, table)
 
     def _table_options(self, table: str) -> TableConfig | None:
         for key, opts in self.tables.items():

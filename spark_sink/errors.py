@@ -13,3 +13,9 @@ SPARK_ERRORS = (PySparkException, Py4JError, IncompatibleTableError, ValueError,
 
 class SinkError(RuntimeError):
     """Raised in fail-fast mode: the query stops and the batch is replayed from the checkpoint on restart."""
+
+
+def first_line(error: BaseException) -> str:
+    """An error as one log/dead-letter line: its type and the first line of its message."""
+    text = str(error).strip()
+    return f"{type(error).__name__}: {text.splitlines()[0] if text else ''}"

@@ -13,7 +13,7 @@ from pyspark.errors import PySparkRuntimeError
 from pyspark.sql import SparkSession
 from pyspark.sql.streaming import StreamingQuery, StreamingQueryListener
 
-from spark_sink.config import SESSION_CATALOG, SinkConfig
+from spark_sink.config import SinkConfig
 from spark_sink.prerequisites import (
     CATALOG_IMPLEMENTATION,
     JAVA_EXITED,
@@ -120,13 +120,10 @@ def subscribed_pattern(config: SinkConfig) -> str | None:
 
 def check_catalog(spark: SparkSession, config: SinkConfig) -> None:
     """PrerequisiteError when the session cannot keep the named tables `database` asks for."""
-    if not config.database:
-        return
-    catalog = config.catalog or SESSION_CATALOG
     problem = catalog_problem(
         config,
         spark.conf.get(CATALOG_IMPLEMENTATION, "in-memory") or "in-memory",
-        spark.conf.get(f"spark.sql.catalog.{catalog}", None),
+        spark.conf.get(f"spark.sql.catalog.{config.catalog_name}", None),
     )
     if problem is not None:
         raise PrerequisiteError(problem)

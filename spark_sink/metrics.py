@@ -50,10 +50,10 @@ class BatchMetrics:
     def line(self) -> str:
         lag = "" if self.lag_ms is None else f" lag_ms={self.lag_ms}"
         held = f" held={self.held}" if self.held else ""
-        held += f" published_tables={self.published_tables}" if self.published_tables else ""
+        cut = f" published_tables={self.published_tables}" if self.published_tables else ""
         return (
             f"batch={self.batch_id} records={self.records} tables={len(self.tables)} skipped={self.skipped}"
-            f" dead_letters={self.dead_letters}{held} duration_ms={self.duration_ms}{lag}"
+            f" dead_letters={self.dead_letters}{held}{cut} duration_ms={self.duration_ms}{lag}"
         )
 
     def table(self, name: str) -> TableMetrics | None:

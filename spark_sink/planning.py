@@ -9,7 +9,7 @@ the plan with a MERGE guarded by the position stored in the table, so replays ne
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -194,11 +194,6 @@ def plan_batch(events: Iterable[ChangeEvent], table_for_topic: Callable[[str], s
         except IncompatibleSchemaError as err:
             failed.append((table, tuple(group), str(err)))
     return BatchPlan(tuple(plans), tuple(failed))
-
-
-def row_values(event: ChangeEvent, columns: Iterable[str]) -> list[Any]:
-    row: Mapping[str, Any] = event.row or {}
-    return [row.get(c) for c in columns]
 
 
 @dataclass(frozen=True)

@@ -142,7 +142,7 @@ def metastore_conf(config: SinkConfig, env: Mapping[str, str]) -> dict[str, str]
     when a METASTORE_KEYS setting is given, under spark-submit (whose JVM and defaults the job does not see: the
     session's catalog is checked after it starts, catalog_problem) or for a warehouse that is no local folder
     (Derby needs one)."""
-    if not config.database or (config.catalog or SESSION_CATALOG) != SESSION_CATALOG or under_spark_submit(env):
+    if not config.database or config.catalog_name != SESSION_CATALOG or under_spark_submit(env):
         return {}
     if any(k in config.spark_conf for k in METASTORE_KEYS):
         return {}
@@ -164,7 +164,7 @@ def catalog_problem(config: SinkConfig, implementation: str, catalog_class: str 
     spark.sql.catalogImplementation, `catalog_class` its spark.sql.catalog.<catalog> setting."""
     if not config.database:
         return None
-    catalog = config.catalog or SESSION_CATALOG
+    catalog = config.catalog_name
     if catalog != SESSION_CATALOG:
         if catalog_class:
             return None

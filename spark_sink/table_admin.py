@@ -1,9 +1,9 @@
 """What the job does to its tables beyond writing rows: catalog names (`database`), table properties and partition
 columns (`table_properties`, `partition_columns`) and scheduled OPTIMIZE/VACUUM (`optimize_interval`,
-`vacuum_interval`), called by the batch processors (spark_sink/batch.py, spark_sink/stage/processor.py) when the
-job's configuration asks for any of them.
+`vacuum_interval`), called by the batch handler's shared steps (spark_sink/batch.py) when the job's configuration
+asks for any of them.
 
-- Before a batch writes (`prepare`, part of the processors' table checks): a table to create gets its layout, a
+- Before a batch writes (`prepare`, part of the handler's table checks): a table to create gets its layout, a
   partition column that is not a column is refused, an existing table gets its differing properties (set in the
   commit before the batch's writes) and one warning for a differing partitioning, a catalog name taken by another
   table is refused. A refused table's events go to the dead letter (or stop a fail_fast job), as a schema error's do.
@@ -27,7 +27,7 @@ from spark_sink.delta import layout
 from spark_sink.delta.catalog import CatalogNames
 from spark_sink.delta.maintenance import Maintenance
 from spark_sink.delta.tables import TableCheck
-from spark_sink.errors import SPARK_ERRORS
+from spark_sink.errors import SPARK_ERRORS, first_line
 from spark_sink.metrics import BatchMetrics
 
 log = logging.getLogger("spark_sink")
@@ -69,7 +69,6 @@ class TableAdmin:
                 try:
                     self.catalog.register(table, self.config.table_path(table))
                 except SPARK_ERRORS as e:
-                    text = str(e).strip()
-                    reason = f"{type(e).__name__}: {text.splitlines()[0] if text else ''}"
+                    reason = first_line(e)
                     log.error("table %s: not registered in the catalog (tried again next batch): %s", table, reason)
         self.maintenance.after_batch(written, now_ms)

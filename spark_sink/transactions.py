@@ -20,7 +20,8 @@ table has been applied, and only once per batch id (Delta `txnAppId`/`txnVersion
   releases exactly the same events again (idempotent under the position guard);
 - a batch replayed after the rewrite (killed before Spark committed it) reads the new state plus its own records,
   a subset of its first input, so it re-releases at most what was already applied, and its rewrite is skipped.
-The release rule itself is pure (`decide`, on per-transaction counts, and `release_complete` on events).
+The release rule itself is pure: `decide`, on per-transaction counts (the job, spark_sink/stage/transactions.py);
+`release_complete` states the same rule over events, for the unit tests.
 """
 
 from __future__ import annotations

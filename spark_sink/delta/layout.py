@@ -13,8 +13,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 
 from delta.tables import DeltaTable
 from pyspark.sql import SparkSession
@@ -24,19 +23,12 @@ from spark_sink.config import TableLayout
 from spark_sink.delta.tables import IncompatibleTableError, TableCheck
 
 
-@dataclass(frozen=True)
-class Detail:
+def detail(spark: SparkSession, path: str) -> TableLayout:
     """What `DESCRIBE DETAIL` says of a table's layout."""
-
-    properties: Mapping[str, str]
-    partition_columns: tuple[str, ...]
-
-
-def detail(spark: SparkSession, path: str) -> Detail:
     row = DeltaTable.forPath(spark, path).detail().select("properties", "partitionColumns").first()
     if row is None:
-        return Detail({}, ())
-    return Detail(dict(row["properties"] or {}), tuple(row["partitionColumns"] or ()))
+        return TableLayout()
+    return TableLayout(dict(row["properties"] or {}), tuple(row["partitionColumns"] or ()))
 
 
 def for_creation(table: str, check: TableCheck, layout: TableLayout, extra_fields: Sequence[T.StructField]) -> None:
@@ -57,13 +49,13 @@ def _key(name: str) -> str:
     return name.lower() if name.lower().startswith("delta.") else name
 
 
-def differences(layout: TableLayout, current: Detail) -> dict[str, str]:
+def differences(layout: TableLayout, current: TableLayout) -> dict[str, str]:
     """The configured properties the table does not have with the configured value."""
     have = {_key(k): v for k, v in current.properties.items()}
     return {k: v for k, v in layout.properties.items() if have.get(_key(k)) != v}
 
 
-def partitioning_warning(table: str, layout: TableLayout, current: Detail) -> str | None:
+def partitioning_warning(table: str, layout: TableLayout, current: TableLayout) -> str | None:
     """The one warning line when an existing table's partitioning differs from the configuration."""
     if tuple(current.partition_columns) == tuple(layout.partition_columns):
         return None
@@ -74,7 +66,7 @@ def partitioning_warning(table: str, layout: TableLayout, current: Detail) -> st
     )
 
 
-def align(check: TableCheck, layout: TableLayout, current: Detail) -> bool:
+def align(check: TableCheck, layout: TableLayout, current: TableLayout) -> bool:
     """Queue the differing properties of an existing table, set before the batch's writes. True when the table
     already has every configured property with its value."""
     missing = differences(layout, current)

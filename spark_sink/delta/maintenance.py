@@ -25,6 +25,7 @@ from pyspark.sql import functions as F
 
 from spark_sink.config import DELTA_MIN_RETENTION_HOURS, SinkConfig
 from spark_sink.delta.tables import q
+from spark_sink.errors import first_line
 
 log = logging.getLogger("spark_sink")
 
@@ -86,7 +87,7 @@ class Maintenance:
             for r in rows:
                 last[names[r["operation"]]] = int(r["at"])
         except (PySparkException, Py4JError) as e:
-            log.error("table %s: its history could not be read for maintenance: %s", table, _first_line(e))
+            log.error("table %s: its history could not be read for maintenance: %s", table, first_line(e))
         for operation, at in last.items():
             self._last[(table, operation)] = at
 
@@ -105,14 +106,9 @@ class Maintenance:
                     f" (a retention below the table's delta.deletedFileRetentionDuration, 7 days by default, needs "
                     f"{RETENTION_CHECK}=false)"
                 )
-            log.error("table %s: %s failed, the batch stands: %s%s", table, task.operation, _first_line(e), hint)
+            log.error("table %s: %s failed, the batch stands: %s%s", table, task.operation, first_line(e), hint)
             return
         log.info("table %s: %s done (every %s)", table, statement.replace(target, path), self._interval(task))
 
     def _interval(self, task: Task) -> str:
         return str(self.config.optimize_interval if task.operation == OPTIMIZE else self.config.vacuum_interval)
-
-
-def _first_line(error: Exception) -> str:
-    text = str(error).strip()
-    return f"{type(error).__name__}: {text.splitlines()[0] if text else ''}"

@@ -21,11 +21,13 @@ from spark_sink.delta.tables import (
     DELETED,
     DELETED_AT,
     IS_DELETE,
+    NULL_TS,
     OP,
     SOURCE_TS,
     UNAVAILABLE,
     position_values,
     q,
+    sql_string,
 )
 from spark_sink.position import SourcePosition
 
@@ -39,14 +41,10 @@ class MergeCounts:
     deleted: int = 0
 
 
-def sql_str(text: str) -> str:
-    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
-
-
 def keep_table_value(column: str) -> str:
     """The column's update expression: the table's value when the event carries the unchanged-TOAST placeholder,
     or when the value was carried from an earlier event of the batch that the table has already passed."""
-    c, name = q(column), sql_str(column)
+    c, name = q(column), sql_string(column)
     carried = f"s.{CARRIED}[{name}]"
     newer = order.newer(order.fields(carried), order.columns("t"))
     stale = f"{carried} IS NOT NULL AND t.{order.POS} IS NOT NULL AND NOT {newer}"
@@ -84,7 +82,7 @@ def merge(
     upsert, delete = f"NOT s.{IS_DELETE}", f"s.{IS_DELETE}"
     builder = DeltaTable.forPath(spark, path).alias("t").merge(source.alias("s"), on)
     if soft:
-        alive: dict[str, Any] = {DELETED: "false", DELETED_AT: "CAST(NULL AS TIMESTAMP)"}
+        alive: dict[str, Any] = {DELETED: "false", DELETED_AT: NULL_TS}
         gone: dict[str, Any] = {DELETED: "true", DELETED_AT: f"s.{SOURCE_TS}"}
         builder = (
             builder.whenMatchedUpdate(condition=f"{delete} AND {GUARD}", set=meta | gone)

@@ -31,6 +31,7 @@ from spark_sink.delta.tables import (
     DELETED,
     DELETED_AT,
     IS_DELETE,
+    NULL_TS,
     OP,
     SOURCE_TS,
     IncompatibleTableError,
@@ -76,17 +77,20 @@ def check_order(topic: str, partition: int, unknown_order: bool) -> None:
         )
 
 
-def new_snapshot(snapshot_at: SourcePosition | None, applied: SourcePosition | None) -> bool:
-    """A snapshot past the watermark: the table is to become it (rows older than it go first)."""
-    return snapshot_at is not None and (applied is None or snapshot_at > applied)
+def past(at: SourcePosition, applied: SourcePosition | None) -> bool:
+    """A truncate's or a snapshot's position past the watermark: rows older than it go (the table is to become the
+    snapshot); at or below it, already done before."""
+    return applied is None or at > applied
 
 
-def reset_to_snapshot(spark: SparkSession, path: str, at: SourcePosition, ts_sql: str, soft: bool) -> None:
-    """Remove the rows older than the snapshot at `at` (soft: mark them deleted, counted zero)."""
+def remove_older(spark: SparkSession, path: str, at: SourcePosition, ts_sql: str, soft: bool) -> None:
+    """Remove the rows older than `at`, a truncate's or a new snapshot's position (soft: mark them deleted, counted
+    zero)."""
     merge.truncate(spark, path, at, ts_sql, soft, also={COUNT: "0"})
 
 
-def _no_maps(check: TableCheck) -> None:
+def refuse_maps(check: TableCheck) -> None:
+    """Whole-row matching needs comparable columns: a map anywhere in the row is refused."""
     maps = [f.name for f in check.data_schema.fields if _has_map(f.dataType)]
     if maps:
         raise IncompatibleTableError(
@@ -126,7 +130,7 @@ def merge_signed(
     insert: dict[str, Any] = {q(n): f"s.{q(n)}" for n in names} | stamp | {COUNT: f"s.{DELTA}"}
     builder = DeltaTable.forPath(spark, check.path).alias("t").merge(source.alias("s"), on)
     if soft:
-        alive: dict[str, Any] = {DELETED: "false", DELETED_AT: "CAST(NULL AS TIMESTAMP)"}
+        alive: dict[str, Any] = {DELETED: "false", DELETED_AT: NULL_TS}
         builder = (
             builder.whenMatchedUpdate(
                 condition=f"{total} <= 0",

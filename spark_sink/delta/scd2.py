@@ -14,7 +14,7 @@ from pyspark.sql import types as T
 
 from spark_sink.delta import order
 from spark_sink.delta.merge import MergeCounts
-from spark_sink.delta.tables import META_FIELDS, OP, SOURCE_TS, TableCheck, q
+from spark_sink.delta.tables import OP, SOURCE_TS, q
 from spark_sink.position import SourcePosition
 
 VALID_FROM, VALID_TO, IS_CURRENT = "valid_from", "valid_to", "is_current"
@@ -31,19 +31,6 @@ def close_truncated(spark: SparkSession, path: str, truncate_at: SourcePosition,
     DeltaTable.forPath(spark, path).update(
         condition=f"{IS_CURRENT} AND {order.row_older_than(truncate_at)}",
         set={VALID_TO: ts_sql, IS_CURRENT: "false"},
-    )
-
-
-def staged_schema(check: TableCheck, keys: Sequence[str]) -> T.StructType:
-    """The rows `merge_staged` takes: data columns, change metadata, history columns, the action (`close` or
-    `insert`) and, for `close` rows, the key whose current version to close."""
-    key_fields = [T.StructField(MK + k, check.data_schema[k].dataType, True) for k in keys]
-    return T.StructType(
-        list(check.data_schema.fields)
-        + META_FIELDS
-        + HISTORY_FIELDS
-        + [T.StructField(ACTION, T.StringType(), False)]
-        + key_fields
     )
 
 

@@ -69,6 +69,9 @@ class IncompatibleTableError(ValueError):
     """The incoming events cannot be written to the existing table without losing or misreading data."""
 
 
+NULL_TS = "CAST(NULL AS TIMESTAMP)"  # SQL: no timestamp
+
+
 def q(name: str) -> str:
     return "`" + name.replace("`", "``") + "`"
 

@@ -41,7 +41,8 @@ def read_frame(spark: Any, path: str) -> tuple[DataFrame | None, int | None]:
 def write_frame(
     spark: Any, path: str, app_id: str, batch_id: int, held: DataFrame, released_through: int | None
 ) -> None:
-    """`write` for held records given as a DataFrame with the raw Kafka columns (never collected)."""
+    """Rewrite the state: the held records (a DataFrame with the raw Kafka columns, never collected) and the
+    watermark."""
     rows = held.select(
         F.lit(RECORD).alias("kind"),
         *(F.col(c).cast(SCHEMA[c].dataType) for c in RAW_COLUMNS),

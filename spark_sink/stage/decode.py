@@ -71,8 +71,7 @@ class Rows:
 
     def __init__(self, table_name: Callable[[str], str]) -> None:
         self.table_name = table_name
-        self.sent: dict[RowSchema, str] = {}  # row schemas whose text this task already sent → their id
-        self.encoders: dict[RowSchema, rowjson.RowEncoder] = {}
+        self.sent: dict[RowSchema, tuple[str, rowjson.RowEncoder]] = {}  # schemas sent by this task → id, encoder
         self.tables: dict[str, str] = {}
         self.columns: dict[str, list[Any]] = {f: [] for f in FIELDS}
 
@@ -116,14 +115,12 @@ class Rows:
         return table
 
     def _event(self, row: dict[str, Any], e: ChangeEvent) -> None:
-        encoder = self.encoders.get(e.schema)
-        if encoder is None:
-            encoder = self.encoders[e.schema] = rowjson.RowEncoder(e.schema)
-        sid = self.sent.get(e.schema)
+        known = self.sent.get(e.schema)
         text = None
-        if sid is None:
+        if known is None:  # the first row with this schema carries its text
             text = schema_text(e.schema)
-            sid = self.sent[e.schema] = schema_id(text)
+            known = self.sent[e.schema] = (schema_id(text), rowjson.RowEncoder(e.schema))
+        sid, encoder = known
         row.update(
             kind=EVENT,
             tbl=self._table(e.raw.topic),

@@ -1,12 +1,11 @@
-"""The distributed foreachBatch handler: decode on the executors → summarize → plan and check every table on the
-driver → reduce and MERGE table by table on the executors → dead letters → metrics.
+"""The foreachBatch handler: decode on the executors → summarize → plan and check every table on the driver →
+reduce and MERGE table by table on the executors → dead letters → published cut → metrics.
 
-The same contract as spark_sink/batch.py (which it extends and whose checks, table rules and Delta layer it
-shares): nothing is written before every table of the batch has been checked, a table that fails goes whole to the
-dead letter (or fails the batch under fail_fast), replays re-apply harmlessly. What differs is where the work runs:
-the driver never sees a record, only aggregates (spark_sink/stage/summary.py), so the job's throughput grows with
-its executors. Transaction-consistent mode holds and releases decoded rows (spark_sink/stage/transactions.py).
-SCD2 history tables still run on the driver (spark_sink/batch.py).
+The contract is spark_sink/batch.py's (whose shared steps it extends): nothing is written before every table of the
+batch has been checked, a table that fails goes whole to the dead letter (or fails the batch under fail_fast),
+replays re-apply harmlessly. The driver never sees a record, only aggregates (spark_sink/stage/summary.py), so the
+job's throughput grows with its executors. Transaction-consistent mode holds and releases decoded rows
+(spark_sink/stage/transactions.py); SCD2 history rows are built by spark_sink/stage/history.py.
 """
 
 from __future__ import annotations
@@ -19,7 +18,7 @@ from pyspark.sql import functions as F
 
 from spark_sink.batch import BATCH_END, BatchSteps, _Prepared
 from spark_sink.delta import dead_letter, merge, multiset, scd2, watermark
-from spark_sink.delta.tables import IS_DELETE, IncompatibleTableError, ensure_table, ts_from_ms
+from spark_sink.delta.tables import IS_DELETE, NULL_TS, IncompatibleTableError, ensure_table, ts_from_ms
 from spark_sink.errors import SPARK_ERRORS
 from spark_sink.metrics import BatchMetrics, TableMetrics
 from spark_sink.planning import TablePlan
@@ -104,10 +103,10 @@ class BatchProcessor(BatchSteps):
         try:
             if self.fault is not None:
                 self.fault(batch_id, plan.table)
-            tm.added_columns = ensure_table(self.spark, p.check, self._extra_fields(p.soft, p.scd2, plan.keyless))
+            tm.added_columns = ensure_table(self.spark, p.check, p.extra)
             parsed = reduce.parsed_events(decoded, plan.table, p.check, summary.truncate_at)
             names = [f.name for f in p.check.data_schema.fields]
-            truncate_ts = "CAST(NULL AS TIMESTAMP)"
+            truncate_ts = NULL_TS
             if summary.truncate_ts_ms is not None:
                 truncate_ts = f"timestamp_millis({summary.truncate_ts_ms})"
             if p.scd2:
@@ -120,16 +119,14 @@ class BatchProcessor(BatchSteps):
                 tm.changes = summary.events
             elif plan.keyless:
                 multiset.check_order(*summary.first_partition, summary.unknown_order)
+                multiset.refuse_maps(p.check)
                 if summary.refusal:
                     raise IncompatibleTableError(summary.refusal)
                 path = self.config.watermark_path(plan.table)
                 applied = watermark.read(self.spark, path)
-                zero = {multiset.COUNT: "0"}
-                if summary.truncate_at is not None and (applied is None or summary.truncate_at > applied):
-                    merge.truncate(self.spark, p.check.path, summary.truncate_at, truncate_ts, p.soft, also=zero)
-                if summary.snapshot_at is not None and multiset.new_snapshot(summary.snapshot_at, applied):
-                    no_ts = "CAST(NULL AS TIMESTAMP)"
-                    multiset.reset_to_snapshot(self.spark, p.check.path, summary.snapshot_at, no_ts, p.soft)
+                for at, ts in ((summary.truncate_at, truncate_ts), (summary.snapshot_at, NULL_TS)):
+                    if at is not None and multiset.past(at, applied):  # a truncate or a new snapshot
+                        multiset.remove_older(self.spark, p.check.path, at, ts, p.soft)
                 app_id = f"{self._idempotence_id()}-{plan.table}"
                 signed = reduce.signed_rows(parsed, names, applied)
                 counts = multiset.merge_signed(self.spark, p.check, signed, p.soft, app_id, batch_id)
@@ -143,12 +140,13 @@ class BatchProcessor(BatchSteps):
                 counts = merge.MergeCounts()
                 source = reduce.latest_per_key(parsed, names, plan.key_columns, summary.toast)
                 source = source.persist(StorageLevel.MEMORY_AND_DISK)
-                tm.changes = source.count()
+                seen = source.agg(F.count(F.lit(1)).alias("n"), F.max(F.col(IS_DELETE)).alias("d")).first()
+                tm.changes = 0 if seen is None else int(seen["n"])
                 if tm.changes:
                     counts = merge.merge(
                         self.spark, p.check.path, ledger.guard(source), names, plan.key_columns, p.soft
                     )
-                    if not p.soft and source.where(F.col(IS_DELETE)).limit(1).count():
+                    if not p.soft and seen is not None and seen["d"]:
                         ledger.record_deletes(source)
             tm.truncated = summary.truncate_at is not None
             tm.inserted, tm.updated, tm.deleted = counts.inserted, counts.updated, counts.deleted

@@ -5,7 +5,7 @@ decode.py) of the table, after its truncate, parsed back into the table's typed 
   (and that change's position kept in `__cdc_carried`, for the MERGE's staleness check); a delete keeps the newest
   earlier values of its key (its `before` image is only the key under REPLICA IDENTITY DEFAULT);
 - tables without a primary key: every change as whole-row removals and additions (spark_sink/delta/multiset.py).
-The result has the columns of `spark_sink.delta.tables.source_frame`, so the Delta layer is the same for both.
+The results have the columns the Delta layer MERGEs (spark_sink/delta/merge.py, multiset.py).
 """
 
 from __future__ import annotations

@@ -6,7 +6,6 @@ after a crash: the same records) and the table must not change."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -16,7 +15,7 @@ import psycopg
 import pytest
 
 from tests.integration.spark_sink.support import change_events, rows, run_job, topic_sink
-from tests.integration.spark_sink.test_postgres_e2e import big_text, connector_config, execute
+from tests.integration.spark_sink.test_postgres_e2e import big_text, connector_config, drop_source, execute
 from tests.worker_support import running_worker
 
 pytestmark = [pytest.mark.integration, pytest.mark.spark]
@@ -97,7 +96,4 @@ async def test_keyless_table_to_delta_and_a_replayed_tail(
             await asyncio.to_thread(run_job, spark, config)
             assert table_multiset(spark, table) == await source_multiset(pg_dsn, s)
     finally:
-        await execute(pg_dsn, f"DROP SCHEMA IF EXISTS {s} CASCADE")
-        with contextlib.suppress(psycopg.Error):
-            await execute(pg_dsn, f"SELECT pg_drop_replication_slot('slot_{s}')")
-        await execute(pg_dsn, f"DROP PUBLICATION IF EXISTS pub_{s}")
+        await drop_source(pg_dsn, s)

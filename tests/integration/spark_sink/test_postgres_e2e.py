@@ -55,6 +55,14 @@ async def execute(dsn: str, *statements: str) -> None:
             await conn.execute(sql)
 
 
+async def drop_source(dsn: str, name: str) -> None:
+    """Remove what a test's connector `name` (connector_config) left in PostgreSQL: its schema, slot, publication."""
+    await execute(dsn, f"DROP SCHEMA IF EXISTS {name} CASCADE")
+    with contextlib.suppress(psycopg.Error):
+        await execute(dsn, f"SELECT pg_drop_replication_slot('slot_{name}')")
+    await execute(dsn, f"DROP PUBLICATION IF EXISTS pub_{name}")
+
+
 async def source_rows(dsn: str, schema: str) -> list[tuple[Any, ...]]:
     async with await psycopg.AsyncConnection.connect(dsn) as conn:
         cur = await conn.execute(f"SELECT {COLUMNS} FROM {schema}.items ORDER BY id")
@@ -243,8 +251,4 @@ async def test_postgres_to_delta_with_a_killed_job(
     finally:
         if job is not None and job.poll() is None:
             os.killpg(job.pid, signal.SIGKILL)
-        await execute(pg_dsn, f"DROP SCHEMA {schema} CASCADE")
-        with contextlib.suppress(psycopg.Error):
-            await execute(pg_dsn, f"SELECT pg_drop_replication_slot('slot_{schema}')")
-        with contextlib.suppress(psycopg.Error):
-            await execute(pg_dsn, f"DROP PUBLICATION IF EXISTS pub_{schema}")
+        await drop_source(pg_dsn, schema)

@@ -10,7 +10,6 @@ sees half a source transaction. The last cut must equal the source tables row by
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import random
 import signal
@@ -23,7 +22,13 @@ from typing import Any
 import psycopg
 import pytest
 
-from tests.integration.spark_sink.test_postgres_e2e import connector_config, delta_commits, execute, submit
+from tests.integration.spark_sink.test_postgres_e2e import (
+    connector_config,
+    delta_commits,
+    drop_source,
+    execute,
+    submit,
+)
 from tests.worker_support import running_worker, wait_for
 
 pytestmark = [pytest.mark.integration, pytest.mark.spark]
@@ -227,7 +232,8 @@ async def test_a_reader_of_published_cuts_never_sees_half_a_transaction(
         logs = job_logs(tmp_path)
         assert " held=" in logs, "no micro-batch ended inside a transaction: the test proved nothing"
         history = cuts(spark, published)
-        assert [c.batch_id for c in history] == sorted({c.batch_id for c in history})  # each batch published once
+        # each batch published once: the log's rows are exactly the cuts' (cuts() would fold a second append)
+        assert spark.read.format("delta").load(published).count() == sum(len(c.tables) for c in history)
         seen: dict[str, list[dict[str, Any]]] = {}
         for cut in history:
             seen = read_cut(spark, cut)
@@ -241,8 +247,4 @@ async def test_a_reader_of_published_cuts_never_sees_half_a_transaction(
         for job in jobs:
             if job.poll() is None:
                 kill(job)
-        await execute(pg_dsn, f"DROP SCHEMA {schema} CASCADE")
-        with contextlib.suppress(psycopg.Error):
-            await execute(pg_dsn, f"SELECT pg_drop_replication_slot('slot_{schema}')")
-        with contextlib.suppress(psycopg.Error):
-            await execute(pg_dsn, f"DROP PUBLICATION IF EXISTS pub_{schema}")
+        await drop_source(pg_dsn, schema)

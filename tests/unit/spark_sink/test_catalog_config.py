@@ -216,7 +216,7 @@ def test_a_table_to_create_gets_its_layout_or_is_refused() -> None:
 
 def test_an_existing_table_gets_the_differing_properties_and_a_warning_for_its_partitioning() -> None:
     wanted = TableLayout({"delta.appendonly": "true", "delta.checkpointInterval": "20", "app.owner": "x"}, ("region",))
-    current = layout.Detail({"delta.appendOnly": "true", "delta.checkpointInterval": "10", "other": "1"}, ())
+    current = TableLayout({"delta.appendOnly": "true", "delta.checkpointInterval": "10", "other": "1"}, ())
     c = check(exists=True)
     assert not layout.align(c, wanted, current)
     assert c.enable == {
@@ -227,6 +227,6 @@ def test_an_existing_table_gets_the_differing_properties_and_a_warning_for_its_p
         "table t: partitioned by [], the configuration says [region]: Delta cannot re-partition a table in place "
         "(rewrite it to change it); writing on with its partitioning"
     )
-    same = layout.Detail({"delta.appendOnly": "true", "delta.checkpointInterval": "20", "app.owner": "x"}, ("region",))
+    same = TableLayout({"delta.appendOnly": "true", "delta.checkpointInterval": "20", "app.owner": "x"}, ("region",))
     assert layout.align(check(exists=True), wanted, same)
     assert layout.partitioning_warning("t", wanted, same) is None

@@ -142,3 +142,16 @@ def test_keyless_changes_that_cannot_be_applied_exactly() -> None:
         refusal("c", None, "false") == NO_TRANSACTION_METADATA and refusal("u", None, None) == NO_TRANSACTION_METADATA
     )
     assert refusal("t", None, None) is None
+
+
+def test_keyless_tables_with_maps_anywhere_are_refused() -> None:
+    from pyspark.sql import types as T
+
+    from spark_sink.delta.multiset import refuse_maps
+    from spark_sink.delta.tables import IncompatibleTableError, TableCheck
+
+    nested = T.ArrayType(T.StructType([T.StructField("m", T.MapType(T.StringType(), T.LongType()))]))
+    fields = [T.StructField("a", T.LongType()), T.StructField("attrs", nested)]
+    with pytest.raises(IncompatibleTableError, match=r"columns \['attrs'\] are maps, which Spark cannot compare"):
+        refuse_maps(TableCheck("/t", False, T.StructType(fields)))
+    refuse_maps(TableCheck("/t", False, T.StructType(fields[:1])))  # comparable columns only: accepted
