@@ -24,7 +24,7 @@ fetch() {
   local shipped staging
   shipped="$(pyspark_jars)"
   staging="$SPARK_HOME_DIR/staging"
-  log "fetching the Spark Kafka source and Delta Lake jars from Maven Central into $JARS"
+  log "fetching the Spark Kafka source, Delta Lake and Iceberg jars from Maven Central into $JARS"
   rm -rf "$JARS" "$staging"
   mkdir -p "$JARS"
   mvn -q -B -f "$POM" dependency:copy-dependencies \

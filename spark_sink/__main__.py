@@ -47,7 +47,12 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--schemas", choices=["auto", "true", "false"])
     p.add_argument("--format", choices=["json", "avro"], help="record format: json (JsonConverter) or avro")
     p.add_argument("--schema-registry-url", help="avro: Confluent-API schema registry URL(s), comma-separated")
-    p.add_argument("--warehouse", help="folder of the Delta tables")
+    p.add_argument("--warehouse", help="folder of the tables")
+    p.add_argument(
+        "--table-format",
+        choices=["delta", "iceberg"],
+        help="format of the tables (default delta; --format is the records')",
+    )
     p.add_argument("--checkpoint", help="Structured Streaming checkpoint folder")
     p.add_argument("--table-name-template")
     p.add_argument("--delete-mode", choices=["hard", "soft"])
@@ -57,8 +62,14 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--trigger", help="available-now | once | processing-time=<interval>")
     p.add_argument("--transaction-consistent", action="store_true", default=None)
     p.add_argument("--transaction-topic")
-    p.add_argument("--catalog", help="catalog of the named tables (default spark_catalog; needs --database)")
-    p.add_argument("--database", help="also register each table as <catalog>.<database>.<table>")
+    p.add_argument(
+        "--catalog",
+        help="delta: catalog of the named tables (default spark_catalog; needs --database); iceberg: the Iceberg "
+        "catalog (default iceberg, a Hadoop catalog on the warehouse)",
+    )
+    p.add_argument(
+        "--database", help="delta: also register each table as <catalog>.<database>.<table>; iceberg: the namespace"
+    )
     p.add_argument("--optimize-interval", help='OPTIMIZE each written table this often: "<n> days|hours|minutes"')
     p.add_argument("--vacuum-interval", help='VACUUM each written table this often: "<n> days|hours|minutes"')
     p.add_argument("--vacuum-retention", help='VACUUM … RETAIN this long (default 7 days): "<n> days|hours|minutes"')
@@ -86,6 +97,7 @@ def overrides(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
         },
         "sink": {
             "warehouse": args.warehouse,
+            "table_format": args.table_format,
             "checkpoint": args.checkpoint,
             "table_name_template": args.table_name_template,
             "delete_mode": args.delete_mode,

@@ -1,11 +1,12 @@
 """What every micro-batch shares (the handler itself is spark_sink/stage/processor.py): the table checks, the delete
 ledger and dead-letter identity, fail-fast, the published cut, table administration and metrics.
 
-Nothing is written before every table of the batch has been checked against its Delta table, so an incompatible
-schema change fails the batch (fail-fast) or dead-letters that table's events (default) without half-applying it.
-Each table's changes land in one MERGE (one Delta commit), plus one commit of its delete ledger when the batch
-deletes or truncates. A batch replayed after a crash re-applies harmlessly: the position guard and the delete ledger
-skip what was already applied, and the dead-letter append and the transaction state are idempotent per batch id.
+Nothing is written before every table of the batch has been checked against its table (Delta or Iceberg), so an
+incompatible schema change fails the batch (fail-fast) or dead-letters that table's events (default) without
+half-applying it. Each table's changes land in one MERGE (one commit), plus one commit of its delete ledger when the
+batch deletes or truncates. A batch replayed after a crash re-applies harmlessly: the position guard and the delete
+ledger skip what was already applied, and the dead-letter append and the transaction state are idempotent per batch
+id.
 """
 
 from __future__ import annotations
@@ -21,12 +22,13 @@ from pyspark.errors import PySparkException
 from pyspark.sql import SparkSession
 from pyspark.sql import types as T
 
+from spark_sink import table_format
 from spark_sink.config import SinkConfig, join_path
 from spark_sink.delta import deletes, multiset, published, scd2
 from spark_sink.delta.tables import (
     META_FIELDS,
-    SOFT_FIELDS,
     IncompatibleTableError,
+    SoftDelete,
     TableCheck,
     check_table,
 )
@@ -46,7 +48,7 @@ Reject = Callable[[TablePlan, str, str], int]  # (plan, stage, reason) → how m
 class _Prepared:
     plan: TablePlan
     check: TableCheck
-    soft: bool
+    soft: SoftDelete | None  # delete_mode = "soft": the table's marking columns
     scd2: bool
     extra: list[T.StructField]  # the table's columns beyond the data (_extra_fields)
 
@@ -78,8 +80,10 @@ class BatchSteps:
         self.history: list[BatchMetrics] = []
         self._writer_id: str | None = None
         self._cut: published.Cut | None = None  # the newest published cut (transaction-consistent mode)
+        self.format = table_format.for_config(config)  # Delta or Iceberg tables (spark_sink/table_format.py)
+        self.format.prepare_session(spark)
         # catalog names, layouts, scheduled maintenance (spark_sink/table_admin.py), when the config asks for them
-        self.admin = TableAdmin(spark, config) if config.manages_tables else None
+        self.admin = TableAdmin(spark, config, self.format) if config.manages_tables else None
 
     def _idempotence_id(self) -> str:
         """Who writes the dead letters, for Delta's idempotent writes (txnAppId + batch id): the streaming query's
@@ -106,8 +110,8 @@ class BatchSteps:
         path = published.log_path(self.config.warehouse, self.config.query_name)
         if self._cut is None:
             self._cut = published.latest(self.spark, path) or published.Cut(-1)
-        paths = {t.table: self.config.table_path(t.table) for t in metrics.tables if t.error is None}
-        written = {table: (p, published.table_version(self.spark, p)) for table, p in paths.items()}
+        refs = [self.format.ref(t.table) for t in metrics.tables if t.error is None]
+        written = {ref.table: (ref, self.format.version(self.spark, ref)) for ref in refs}
         if not written and through == self._cut.released_through:
             return  # nothing new to publish
         cut = self._cut.advanced(batch_id, written, through)
@@ -137,25 +141,26 @@ class BatchSteps:
         if self.config.fail_fast:
             raise SinkError(message)
 
-    def _extra_fields(self, soft: bool, history: bool, keyless: bool = False) -> list[T.StructField]:
+    def _extra_fields(self, soft: SoftDelete | None, history: bool, keyless: bool = False) -> list[T.StructField]:
         if history:
             return list(META_FIELDS) + list(scd2.HISTORY_FIELDS)
         counted = [multiset.COUNT_FIELD] if keyless else []
-        return list(META_FIELDS) + (list(SOFT_FIELDS) if soft else []) + counted
+        return list(META_FIELDS) + (soft.fields() if soft is not None else []) + counted
 
     def _check_all(self, plans: Iterable[TablePlan], metrics: BatchMetrics, reject: Reject) -> list[_Prepared]:
         """Each plan checked against its table; a failing table's events are rejected (dead-lettered) whole."""
         prepared = []
         for plan in plans:
             opts = self.config.options_for(plan.table)
-            soft, history = opts.delete_mode == "soft", bool(opts.scd2)
+            soft = self.format.soft_delete if opts.delete_mode == "soft" else None
+            history = bool(opts.scd2)
             try:
                 if history and plan.keyless:
                     raise IncompatibleTableError(
                         "scd2 history needs a primary key: the table has none (its changes have no record key)"
                     )
                 extra = self._extra_fields(soft, history, plan.keyless)
-                check = check_table(self.spark, self.config.table_path(plan.table), plan, extra)
+                check = check_table(self.spark, self.format, self.format.ref(plan.table), plan, extra)
                 if self.admin is not None:
                     self.admin.prepare(plan.table, check, extra)
             except SPARK_ERRORS as e:

@@ -14,7 +14,8 @@ schemas = "auto"                             # JsonConverter schemas.enable: aut
 options = { "kafka.security.protocol" = "PLAINTEXT" }   # passed to the Kafka source as is
 
 [sink]
-warehouse = "/data/delta"                    # one Delta table per topic below it
+warehouse = "/data/delta"                    # one table per topic below it
+table_format = "delta"                       # delta | iceberg (Iceberg: <catalog>.<database>.<table>)
 checkpoint = "/data/checkpoints/cdc"         # default (command line): <warehouse>/_checkpoints/<query_name>
 table_name_template = "{topic}"              # {topic} {prefix} {schema} {table}; non [A-Za-z0-9_] → _
 delete_mode = "hard"                         # hard | soft (_deleted, _deleted_at)
@@ -27,8 +28,10 @@ variable_scale = 18                          # scale of PG `numeric` without pre
 delete_ledger_retention = "30 days"          # forget hard deletes older than this (unset: remember for ever)
 transaction_consistent = false               # apply only complete transactions (needs the transaction topic)
 transaction_topic = "dbserver1.transaction"
-# database = "cdc"                           # also register each table as <catalog>.<database>.<name> at its path
-# catalog = "spark_catalog"                  # (default); no metastore of yours: embedded Derby, <warehouse>/_catalog
+# database = "cdc"                           # delta: also register each table as <catalog>.<database>.<name>
+# catalog = "spark_catalog"                  # delta (default); no metastore of yours: embedded Derby
+                                             # iceberg: catalog default "iceberg" (Hadoop, on the warehouse),
+                                             # database default "default"
 table_properties = { "delta.logRetentionDuration" = "interval 30 days" }   # TBLPROPERTIES (per table: override)
 partition_columns = []                       # Delta partition columns of tables the job creates
 # optimize_interval = "1 days"               # OPTIMIZE a table the batch wrote when its last OPTIMIZE is older
@@ -65,6 +68,8 @@ FORMATS = ("json", "avro")  # the decoders of spark_sink.decoding.registry
 RETENTION_RE = re.compile(r"^\s*([1-9][0-9]*)\s+(days?|hours?|minutes?)\s*$")
 DURATION_SYNTAX = '"<n> days", "<n> hours" or "<n> minutes"'
 SESSION_CATALOG = "spark_catalog"  # Spark's built-in catalog, the default of `catalog`
+TABLE_FORMATS = ("delta", "iceberg")
+ICEBERG_CATALOG = "iceberg"  # the Iceberg catalog of the tables when `catalog` is unset
 IDENTIFIER_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 DELTA_MIN_RETENTION_HOURS = 168  # Delta's default delta.deletedFileRetentionDuration (7 days)
 TRIGGER_RE = re.compile(r"^(available-now|once|processing-time=.+)$")
@@ -142,6 +147,7 @@ class SinkConfig:
     schema_registry_url: str | None = None
     schema_registry_user_info: str | None = None
     warehouse: str = ""
+    table_format: str = "delta"  # the tables' format: delta | iceberg (spark_sink/table_format.py)
     checkpoint: str = ""
     table_name_template: str = "{topic}"
     delete_mode: str = "hard"
@@ -154,8 +160,10 @@ class SinkConfig:
     delete_ledger_retention: str | None = None  # "<n> days|hours|minutes": how long hard deletes are remembered
     transaction_consistent: bool = False
     transaction_topic: str | None = None
-    catalog: str | None = None  # with `database`: the catalog of the named tables (None: spark_catalog)
-    database: str | None = None  # set: each table is also registered as <catalog>.<database>.<name>
+    # Delta: with `database`, each table (a path) is also registered as <catalog>.<database>.<name> (catalog None:
+    # spark_catalog). Iceberg: every table is <catalog>.<database>.<name> (defaults iceberg, default).
+    catalog: str | None = None
+    database: str | None = None
     table_properties: Mapping[str, str] = field(default_factory=dict)
     partition_columns: tuple[str, ...] = ()
     optimize_interval: str | None = None  # "<n> days|hours|minutes": OPTIMIZE a written table that often
@@ -205,8 +213,8 @@ class SinkConfig:
 
     @property
     def catalog_name(self) -> str:
-        """The catalog named tables go to: `catalog`, else Spark's session catalog."""
-        return self.catalog or SESSION_CATALOG
+        """The catalog named tables go to: `catalog`, else Spark's session catalog (Iceberg: `iceberg`)."""
+        return self.catalog or (ICEBERG_CATALOG if self.table_format == "iceberg" else SESSION_CATALOG)
 
     def qualified_name(self, table: str) -> tuple[str, str, str] | None:
         """(catalog, database, table) of the named table `table` is registered as; None without `database`."""
@@ -235,7 +243,7 @@ class SinkConfig:
         """Whether the job does more than write paths: catalog names, layouts, scheduled maintenance."""
         per_table = any(t.table_properties or t.partition_columns for t in self.tables.values())
         return bool(
-            self.database
+            (self.database and self.table_format != "iceberg")
             or self.table_properties
             or self.partition_columns
             or per_table
@@ -323,7 +331,15 @@ class SinkConfig:
             value = getattr(self, name)
             if value is not None and (not isinstance(value, str) or not IDENTIFIER_RE.match(value)):
                 problems.append(f"sink.{name} must be a name of letters, digits and _ (not starting with a digit)")
-        if self.catalog is not None and not self.database:
+        if self.table_format not in TABLE_FORMATS:
+            problems.append(f"sink.table_format must be one of {TABLE_FORMATS}, got {self.table_format!r}")
+        elif self.table_format == "iceberg":
+            if self.catalog == SESSION_CATALOG:
+                problems.append(
+                    f"sink.catalog {SESSION_CATALOG!r} is Spark's session catalog (Delta's here): Iceberg tables need "
+                    "an Iceberg catalog (default iceberg: a Hadoop catalog on the warehouse)"
+                )
+        elif self.catalog is not None and not self.database:
             problems.append("sink.catalog is used only with sink.database (the named tables' database)")
         layouts: list[tuple[str, Mapping[str, str] | None, tuple[str, ...] | None]]
         layouts = [("sink", self.table_properties, self.partition_columns)]
@@ -390,6 +406,7 @@ _SECTIONS: dict[str, dict[str, str]] = {
         n: n
         for n in (
             "warehouse",
+            "table_format",
             "checkpoint",
             "table_name_template",
             "delete_mode",

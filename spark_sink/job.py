@@ -31,7 +31,10 @@ from spark_sink.stage.processor import BatchProcessor
 log = logging.getLogger("spark_sink")
 
 SESSION_DEFAULTS = {
-    "spark.sql.extensions": "io.delta.sql.DeltaSparkSessionExtension",
+    # Iceberg's extension too: with Iceberg's jar missing (Delta tables under spark-submit --jars without it) Spark
+    # logs a warning and goes on without it
+    "spark.sql.extensions": "io.delta.sql.DeltaSparkSessionExtension,"
+    "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions",
     "spark.sql.catalog.spark_catalog": "org.apache.spark.sql.delta.catalog.DeltaCatalog",
     "spark.sql.session.timeZone": "UTC",
     "spark.sql.shuffle.partitions": "4",

@@ -14,6 +14,7 @@ class TableMetrics:
     updated: int = 0
     deleted: int = 0
     truncated: bool = False
+    counted: bool = True  # False: the table format reports no MERGE row counts (Iceberg)
     added_columns: list[str] = field(default_factory=list)
     dead_letters: int = 0
     error: str | None = None
@@ -22,8 +23,9 @@ class TableMetrics:
     def line(self, batch_id: int) -> str:
         parts = [
             f"batch={batch_id} table={self.table} events={self.events} changes={self.changes}",
-            f"inserted={self.inserted} updated={self.updated} deleted={self.deleted}",
         ]
+        if self.counted:
+            parts.append(f"inserted={self.inserted} updated={self.updated} deleted={self.deleted}")
         if self.truncated:
             parts.append("truncated=true")
         if self.added_columns:

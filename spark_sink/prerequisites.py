@@ -24,7 +24,9 @@ REPO = Path(__file__).resolve().parents[1]  # the checkout holding devstack/ and
 JAVA_MIN = 17  # Spark 4
 CONNECT_TIMEOUT_S = 3.0
 # the artifacts without which the job cannot start (glob of the jar name → what it is)
+# (Delta is needed with Iceberg tables too: the sink's own bookkeeping tables are Delta)
 REQUIRED_JARS = {"spark-sql-kafka-0-10_*.jar": "Spark's Kafka source", "delta-spark_*.jar": "Delta Lake"}
+ICEBERG_JARS = {"iceberg-spark-runtime-*.jar": "Apache Iceberg's Spark runtime"}
 JARS_HINT = "run `make up` (or `devstack/spark.sh fetch`), pass --jars-dir <folder>, or use spark-submit --jars"
 JAVA_HINT = "install one (e.g. apt-get install openjdk-17-jre-headless) and put its java on PATH or set JAVA_HOME"
 JAVA_EXITED = (
@@ -69,14 +71,12 @@ def devstack_jar_dirs(env: Mapping[str, str], repo: Path = REPO, cwd: Path | Non
     return dirs
 
 
-def missing_jars(names: Iterable[str]) -> list[str]:
-    """What of REQUIRED_JARS the jar file names lack (as 'Spark's Kafka source (spark-sql-kafka-0-10_*.jar)')."""
+def missing_jars(names: Iterable[str], table_format: str = "delta") -> list[str]:
+    """What of REQUIRED_JARS (and ICEBERG_JARS for Iceberg tables) the jar file names lack (as 'Spark's Kafka source
+    (spark-sql-kafka-0-10_*.jar)')."""
     names = [Path(n).name for n in names]
-    return [
-        f"{what} ({pattern})"
-        for pattern, what in REQUIRED_JARS.items()
-        if not any(Path(n).match(pattern) for n in names)
-    ]
+    required = {**REQUIRED_JARS, **(ICEBERG_JARS if table_format == "iceberg" else {})}
+    return [f"{what} ({p})" for p, what in required.items() if not any(Path(n).match(p) for n in names)]
 
 
 @dataclass(frozen=True)
@@ -101,7 +101,8 @@ def session_jars(config: SinkConfig, env: Mapping[str, str], dirs: Sequence[Path
         jars = jars_in(folder)
         if not jars:
             raise PrerequisiteError(f"no jars in {folder} (--jars-dir / spark.jars_dir): {JARS_HINT}")
-        missing = [] if config.spark_conf.get("spark.jars.packages") else missing_jars([*jars, *given])
+        packages = config.spark_conf.get("spark.jars.packages")
+        missing = [] if packages else missing_jars([*jars, *given], config.table_format)
         if missing:
             raise PrerequisiteError(f"{folder} (--jars-dir) has no {' nor '.join(missing)}: {JARS_HINT}")
         return Jars((*jars, *given), f"{folder.resolve()} (--jars-dir)")
@@ -111,10 +112,11 @@ def session_jars(config: SinkConfig, env: Mapping[str, str], dirs: Sequence[Path
     for folder in searched:
         if (folder / ".complete").is_file():
             jars = jars_in(folder)
-            if jars and not missing_jars(jars):
+            if jars and not missing_jars(jars, config.table_format):
                 return Jars(tuple(jars), f"{folder.resolve()} (found: fetched by devstack/spark.sh)")
     looked = ", ".join(str(d) for d in searched)
-    raise PrerequisiteError(f"the Kafka source and Delta Lake jars were not found (looked in {looked}): {JARS_HINT}")
+    what = "Delta Lake and Iceberg" if config.table_format == "iceberg" else "Delta Lake"
+    raise PrerequisiteError(f"the Kafka source and {what} jars were not found (looked in {looked}): {JARS_HINT}")
 
 
 # -- the catalog of named tables ---------------------------------------------------------------------------
@@ -162,7 +164,7 @@ def metastore_conf(config: SinkConfig, env: Mapping[str, str]) -> dict[str, str]
 def catalog_problem(config: SinkConfig, implementation: str, catalog_class: str | None) -> str | None:
     """Why the session cannot keep the named tables (`database`), or None: `implementation` is the session's
     spark.sql.catalogImplementation, `catalog_class` its spark.sql.catalog.<catalog> setting."""
-    if not config.database:
+    if not config.database or config.table_format == "iceberg":  # Iceberg: the job defines its catalog if unset
         return None
     catalog = config.catalog_name
     if catalog != SESSION_CATALOG:

@@ -29,6 +29,7 @@ from spark_sink.delta.maintenance import Maintenance
 from spark_sink.delta.tables import TableCheck
 from spark_sink.errors import SPARK_ERRORS, first_line
 from spark_sink.metrics import BatchMetrics
+from spark_sink.table_format import DELTA, TableFormat
 
 log = logging.getLogger("spark_sink")
 
@@ -36,11 +37,13 @@ log = logging.getLogger("spark_sink")
 class TableAdmin:
     """The job run's memory of its tables' names and layouts, and their maintenance."""
 
-    def __init__(self, spark: SparkSession, config: SinkConfig) -> None:
+    def __init__(self, spark: SparkSession, config: SinkConfig, fmt: TableFormat) -> None:
         self.config = config
         self.spark = spark
-        self.catalog = CatalogNames(spark, config) if config.database else None
-        self.maintenance = Maintenance(spark, config)
+        self.format = fmt
+        # Delta paths get a catalog name as a second way in; Iceberg tables are catalog tables already
+        self.catalog = CatalogNames(spark, config) if config.database and fmt.name == DELTA else None
+        self.maintenance = Maintenance(spark, config, fmt)
         self._laid_out: set[str] = set()  # existing tables found with the configured properties
         self._warned: set[str] = set()  # tables whose differing partitioning was reported
 
@@ -54,7 +57,7 @@ class TableAdmin:
             return
         if table in self._laid_out:
             return
-        current = layout.detail(self.spark, check.path)
+        current = self.format.layout(self.spark, check.ref)
         warning = layout.partitioning_warning(table, wanted, current)
         if warning is not None and table not in self._warned:
             self._warned.add(table)

@@ -33,10 +33,10 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from spark_sink.delta import order
+from spark_sink.delta.format import TYPE_WIDENING
 from spark_sink.delta.tables import (
     IS_DELETE,
     SOURCE_TS,
-    TYPE_WIDENING,
     IncompatibleTableError,
     create_table,
     position_values,

@@ -1,4 +1,4 @@
-"""A table's layout: the configured Delta table properties and partition columns (`table_properties`,
+"""A table's layout: the configured table properties and partition columns (`table_properties`,
 `partition_columns`), checked before a batch writes anything.
 
 - A table the batch creates gets them at creation: each partition column must be a column of the table (a source
@@ -7,28 +7,19 @@
   (`DELTA_UNKNOWN_CONFIGURATION`) when it creates or alters the table.
 - An existing table whose properties differ gets the configured values by `ALTER TABLE … SET TBLPROPERTIES` (in the
   commit before the batch's writes, through TableCheck.enable); a property the configuration does not name is left
-  as it is. Its partitioning cannot change in place (Delta rewrites a table to re-partition it): a differing one is
-  one warning line, and the job keeps writing.
+  as it is. The sink does not re-partition an existing table (Delta needs a rewrite for it, and an Iceberg
+  partition-spec change applies only to new data files): a differing partitioning is one warning line, and the job
+  keeps writing.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from delta.tables import DeltaTable
-from pyspark.sql import SparkSession
 from pyspark.sql import types as T
 
 from spark_sink.config import TableLayout
 from spark_sink.delta.tables import IncompatibleTableError, TableCheck
-
-
-def detail(spark: SparkSession, path: str) -> TableLayout:
-    """What `DESCRIBE DETAIL` says of a table's layout."""
-    row = DeltaTable.forPath(spark, path).detail().select("properties", "partitionColumns").first()
-    if row is None:
-        return TableLayout()
-    return TableLayout(dict(row["properties"] or {}), tuple(row["partitionColumns"] or ()))
 
 
 def for_creation(table: str, check: TableCheck, layout: TableLayout, extra_fields: Sequence[T.StructField]) -> None:
@@ -61,8 +52,8 @@ def partitioning_warning(table: str, layout: TableLayout, current: TableLayout) 
         return None
     return (
         f"table {table}: partitioned by [{', '.join(current.partition_columns)}], the configuration says "
-        f"[{', '.join(layout.partition_columns)}]: Delta cannot re-partition a table in place (rewrite it to change "
-        "it); writing on with its partitioning"
+        f"[{', '.join(layout.partition_columns)}]: the sink does not re-partition a table in place (rewrite it to "
+        "change it); writing on with its partitioning"
     )
 
 

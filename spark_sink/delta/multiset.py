@@ -12,7 +12,7 @@ order: one Kafka partition, and transaction metadata (PostgreSQL gives the rows 
 or past the watermark, and a snapshot newer than the watermark (a first one, or one taken again after a worker
 crash cut the previous short) first removes every row older than it, so the table becomes the snapshot instead of
 counting rows twice. Incremental snapshots (rows read again while streaming goes on) cannot be counted exactly and
-are refused. The MERGE runs at most once per micro-batch (spark_sink/delta/txn.py), so a batch replayed after a
+are refused. The MERGE runs at most once per micro-batch (TableFormat.once_per_batch), so a batch replayed after a
 crash between the MERGE and the watermark write does not count twice.
 """
 
@@ -20,25 +20,24 @@ from __future__ import annotations
 
 from typing import Any
 
-from delta.tables import DeltaTable
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
-from spark_sink.delta import merge, order, txn
-from spark_sink.delta.merge import MergeCounts
+from spark_sink.delta import merge, order, statement
+from spark_sink.delta.statement import MergeCounts
 from spark_sink.delta.tables import (
-    DELETED,
-    DELETED_AT,
     IS_DELETE,
     NULL_TS,
     OP,
     SOURCE_TS,
     IncompatibleTableError,
+    SoftDelete,
     TableCheck,
     q,
 )
 from spark_sink.position import SourcePosition
+from spark_sink.table_format import TableFormat
 
 COUNT = "_cdc_count"
 COUNT_FIELD = T.StructField(COUNT, T.LongType(), True)
@@ -83,10 +82,10 @@ def past(at: SourcePosition, applied: SourcePosition | None) -> bool:
     return applied is None or at > applied
 
 
-def remove_older(spark: SparkSession, path: str, at: SourcePosition, ts_sql: str, soft: bool) -> None:
+def remove_older(spark: SparkSession, target: str, at: SourcePosition, ts_sql: str, soft: SoftDelete | None) -> None:
     """Remove the rows older than `at`, a truncate's or a new snapshot's position (soft: mark them deleted, counted
     zero)."""
-    merge.truncate(spark, path, at, ts_sql, soft, also={COUNT: "0"})
+    merge.truncate(spark, target, at, ts_sql, soft, also={COUNT: "0"})
 
 
 def refuse_maps(check: TableCheck) -> None:
@@ -110,10 +109,10 @@ def _has_map(t: T.DataType) -> bool:
 
 
 def merge_signed(
-    spark: SparkSession, check: TableCheck, frame: DataFrame, soft: bool, app_id: str, batch_id: int
+    fmt: TableFormat, check: TableCheck, frame: DataFrame, soft: SoftDelete | None, app_id: str, batch_id: int
 ) -> MergeCounts:
     """MERGE whole-row removals (IS_DELETE) and additions, netted per row content, into the counted table, at most
-    once per micro-batch."""
+    once per micro-batch (a batch already committed there writes nothing)."""
     names = [f.name for f in check.data_schema.fields]
     meta = [*order.COLUMNS, OP, SOURCE_TS]
     newest_first = F.struct(*[F.col(c) for c in order.COLUMNS], (~F.col(IS_DELETE)).alias("addition"))
@@ -128,29 +127,21 @@ def merge_signed(
     stamp: dict[str, Any] = {c: f"s.{c}" for c in meta}
     total = f"coalesce(t.{COUNT}, 0) + s.{DELTA}"
     insert: dict[str, Any] = {q(n): f"s.{q(n)}" for n in names} | stamp | {COUNT: f"s.{DELTA}"}
-    builder = DeltaTable.forPath(spark, check.path).alias("t").merge(source.alias("s"), on)
-    if soft:
-        alive: dict[str, Any] = {DELETED: "false", DELETED_AT: NULL_TS}
-        builder = (
-            builder.whenMatchedUpdate(
-                condition=f"{total} <= 0",
-                set=stamp | {COUNT: "0", DELETED: "true", DELETED_AT: f"s.{SOURCE_TS}"},
-            )
-            .whenMatchedUpdate(set=stamp | alive | {COUNT: total})
-            .whenNotMatchedInsert(condition=f"s.{DELTA} > 0", values=insert | alive)
-        )
+    if soft is not None:
+        alive: dict[str, Any] = {soft.deleted: "false", soft.deleted_at: NULL_TS}
+        gone: dict[str, Any] = {COUNT: "0", soft.deleted: "true", soft.deleted_at: f"s.{SOURCE_TS}"}
+        clauses = [
+            statement.update(f"{total} <= 0", stamp | gone),
+            statement.update(None, stamp | alive | {COUNT: total}),
+            statement.insert(f"s.{DELTA} > 0", insert | alive),
+        ]
     else:
-        builder = (
-            builder.whenMatchedDelete(condition=f"{total} <= 0")
-            .whenMatchedUpdate(set=stamp | {COUNT: total})
-            .whenNotMatchedInsert(condition=f"s.{DELTA} > 0", values=insert)
-        )
-    with txn.once_per_batch(spark, f"{app_id}-rows", batch_id):
-        result = builder.execute()
-    row = result.first() if result is not None else None
-    d = row.asDict() if row is not None else {}
-    return MergeCounts(
-        inserted=int(d.get("num_inserted_rows") or 0),
-        updated=int(d.get("num_updated_rows") or 0),
-        deleted=int(d.get("num_deleted_rows") or 0),
-    )
+        clauses = [
+            statement.delete(f"{total} <= 0"),
+            statement.update(None, stamp | {COUNT: total}),
+            statement.insert(f"s.{DELTA} > 0", insert),
+        ]
+    with fmt.once_per_batch(source.sparkSession, check.ref, f"{app_id}-rows", batch_id) as first:
+        if not first:
+            return MergeCounts()
+        return statement.merge(check.ref.sql, source, on, clauses)

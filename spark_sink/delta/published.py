@@ -1,18 +1,18 @@
 """Published cuts: the table versions a reader may combine (transaction-consistent mode).
 
-Delta has no commit spanning several tables: a micro-batch updates its tables one commit after another, and a job
-killed between two of them leaves one table with a transaction's changes and another without (the replayed batch
-completes it). A reader who reads each table's newest version can therefore see half a source transaction. The job
-publishes, at the end of every micro-batch, after all its tables are written, the version of every table it has
-written so far: a *cut*. In transaction-consistent mode each cut holds whole source transactions, a prefix of the
-source's commit order (spark_sink/transactions.py), so a reader who reads the tables at the versions of one cut
-(`VERSION AS OF`, or `read_cut`) never sees half a transaction.
+Neither Delta nor Iceberg (with a Hadoop catalog) has a commit spanning several tables: a micro-batch updates its
+tables one commit after another, and a job killed between two of them leaves one table with a transaction's changes
+and another without (the replayed batch completes it). A reader who reads each table's newest version can therefore
+see half a source transaction. The job publishes, at the end of every micro-batch, after all its tables are written,
+the version of every table it has written so far: a *cut*. In transaction-consistent mode each cut holds whole source
+transactions, a prefix of the source's commit order (spark_sink/transactions.py), so a reader who reads the tables at
+the versions of one cut (`VERSION AS OF`, or `read_cut`) never sees half a transaction.
 
 The cuts are rows of a Delta table at `<warehouse>/_cdc_published/<query name>` (batch_id, table, path, version,
-released_through), appended once per batch id (Delta `txnAppId`/`txnVersion`): a batch replayed after a crash does
-not publish twice, and a batch killed before its append publishes nothing, so no cut ever names a version written by
-an attempt that did not finish. A cut carries the versions of tables the batch did not write over from the previous
-cut."""
+released_through, format, name; versions are Delta versions or Iceberg snapshot ids), appended once per batch id
+(Delta `txnAppId`/`txnVersion`): a batch replayed after a crash does not publish twice, and a batch killed before its
+append publishes nothing, so no cut ever names a version written by an attempt that did not finish. A cut carries the
+versions of tables the batch did not write over from the previous cut."""
 
 from __future__ import annotations
 
@@ -21,14 +21,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from delta.tables import DeltaTable
-from py4j.protocol import Py4JError
 from pyspark.errors import AnalysisException
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from spark_sink.config import join_path
+from spark_sink.table_format import DELTA, TableRef, q, read_version
 
 SCHEMA = T.StructType(
     [
@@ -38,6 +37,8 @@ SCHEMA = T.StructType(
         T.StructField("path", T.StringType(), False),
         T.StructField("version", T.LongType(), False),
         T.StructField("released_through", T.LongType(), True),
+        T.StructField("format", T.StringType(), True),  # delta | iceberg (absent in logs of older jobs: delta)
+        T.StructField("name", T.StringType(), True),  # the table's SQL name
     ]
 )
 
@@ -52,23 +53,11 @@ def log_path(warehouse: str, query_name: str) -> str:
 @dataclass(frozen=True)
 class Cut:
     batch_id: int
-    tables: Mapping[str, tuple[str, int]] = field(default_factory=dict)  # table → (path, version)
+    tables: Mapping[str, tuple[TableRef, int]] = field(default_factory=dict)  # table → (table, version)
     released_through: int | None = None  # commit LSN of the newest source transaction the cut holds
 
-    def advanced(self, batch_id: int, written: Mapping[str, tuple[str, int]], released_through: int | None) -> Cut:
+    def advanced(self, batch_id: int, written: Mapping[str, tuple[TableRef, int]], released_through: int | None) -> Cut:
         return Cut(batch_id, {**self.tables, **written}, released_through)
-
-
-def table_version(spark: SparkSession, path: str) -> int:
-    """The newest committed version of the Delta table at `path` (the log's state, no Spark job)."""
-    jvm: Any = spark._jvm
-    try:
-        log = jvm.org.apache.spark.sql.delta.DeltaLog.forTable(spark._jsparkSession, path)
-        empty = jvm.scala.Option.empty()
-        return int(log.update(False, empty, empty).version())
-    except Py4JError:  # another Delta release's signature: ask the history (one small job)
-        newest = DeltaTable.forPath(spark, path).history(1).select("version").collect()
-        return int(newest[0]["version"])
 
 
 def _log(spark: SparkSession, log_path: str) -> DataFrame | None:
@@ -87,10 +76,10 @@ def cuts(spark: SparkSession, log_path: str) -> list[Cut]:
     log = _log(spark, log_path)
     if log is None:
         return []
-    by_batch: dict[int, dict[str, tuple[str, int]]] = {}
+    by_batch: dict[int, dict[str, tuple[TableRef, int]]] = {}
     through: dict[int, int | None] = {}
     for r in log.collect():
-        by_batch.setdefault(r["batch_id"], {})[r["table"]] = (r["path"], r["version"])
+        by_batch.setdefault(r["batch_id"], {})[r["table"]] = (_ref(r), r["version"])
         through[r["batch_id"]] = r["released_through"]
     return [Cut(b, by_batch[b], through[b]) for b in sorted(by_batch)]
 
@@ -104,27 +93,31 @@ def latest(spark: SparkSession, log_path: str) -> Cut | None:
     if newest is None:
         return None
     rows = log.where(F.col("batch_id") == newest).collect()
-    return Cut(int(newest), {r["table"]: (r["path"], r["version"]) for r in rows}, rows[0]["released_through"])
+    return Cut(int(newest), {r["table"]: (_ref(r), r["version"]) for r in rows}, rows[0]["released_through"])
+
+
+def _ref(row: Any) -> TableRef:
+    d = row.asDict()
+    fmt = d.get("format") or DELTA
+    return TableRef(d["table"], d.get("name") or f"delta.{q(d['path'])}", d["path"], fmt)
 
 
 def read_cut(spark: SparkSession, cut: Cut) -> dict[str, DataFrame]:
     """The tables of a cut, each at its published version."""
-    return {
-        table: spark.read.format("delta").option("versionAsOf", version).load(path)
-        for table, (path, version) in cut.tables.items()
-    }
+    return {table: read_version(spark, ref, version) for table, (ref, version) in cut.tables.items()}
 
 
 def publish(spark: SparkSession, log_path: str, app_id: str, cut: Cut, now: dt.datetime) -> None:
     """Append the cut (all its tables), at most once per (`app_id`, batch id)."""
     rows = [
-        (cut.batch_id, now, table, path, version, cut.released_through)
-        for table, (path, version) in sorted(cut.tables.items())
+        (cut.batch_id, now, table, ref.location, version, cut.released_through, ref.format, ref.sql)
+        for table, (ref, version) in sorted(cut.tables.items())
     ]
     (
         spark.createDataFrame(rows, SCHEMA)
         .write.format("delta")
         .mode("append")
+        .option("mergeSchema", "true")  # a log of an older job has no format/name columns yet
         .option("txnAppId", app_id)
         .option("txnVersion", cut.batch_id)
         .save(log_path)

@@ -8,12 +8,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from delta.tables import DeltaTable
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import types as T
 
-from spark_sink.delta import order
-from spark_sink.delta.merge import MergeCounts
+from spark_sink.delta import order, statement
+from spark_sink.delta.statement import MergeCounts
 from spark_sink.delta.tables import OP, SOURCE_TS, q
 from spark_sink.position import SourcePosition
 
@@ -26,30 +25,23 @@ HISTORY_FIELDS = [
 ACTION, MK = "__scd_action", "__scd_key_"
 
 
-def close_truncated(spark: SparkSession, path: str, truncate_at: SourcePosition, ts_sql: str) -> None:
+def close_truncated(spark: SparkSession, target: str, truncate_at: SourcePosition, ts_sql: str) -> None:
     """A truncate closes every current version older than it."""
-    DeltaTable.forPath(spark, path).update(
-        condition=f"{IS_CURRENT} AND {order.row_older_than(truncate_at)}",
-        set={VALID_TO: ts_sql, IS_CURRENT: "false"},
+    spark.sql(
+        f"UPDATE {target} SET {VALID_TO} = {ts_sql}, {IS_CURRENT} = false "
+        f"WHERE {IS_CURRENT} AND {order.row_older_than(truncate_at)}"
     )
 
 
-def merge_staged(
-    spark: SparkSession, path: str, staged: DataFrame, names: Sequence[str], keys: Sequence[str]
-) -> MergeCounts:
+def merge_staged(target: str, staged: DataFrame, names: Sequence[str], keys: Sequence[str]) -> MergeCounts:
     """One MERGE: `close` rows end their key's current version, `insert` rows add versions."""
-    table = DeltaTable.forPath(spark, path)
     on = " AND ".join(f"t.{q(k)} = s.{q(MK + k)}" for k in keys) + f" AND t.{IS_CURRENT}"
     insert: dict[str, Any] = {q(c): f"s.{q(c)}" for c in names} | {
         c: f"s.{c}" for c in (*order.COLUMNS, OP, SOURCE_TS, VALID_FROM, VALID_TO, IS_CURRENT)
     }
-    result = (
-        table.alias("t")
-        .merge(staged.alias("s"), on)
-        .whenMatchedUpdate(condition=f"s.{ACTION} = 'close'", set={VALID_TO: f"s.{VALID_TO}", IS_CURRENT: "false"})
-        .whenNotMatchedInsert(condition=f"s.{ACTION} = 'insert'", values=insert)
-        .execute()
-    )
-    first = result.first() if result is not None else None
-    d = first.asDict() if first is not None else {}
-    return MergeCounts(inserted=int(d.get("num_inserted_rows") or 0), updated=int(d.get("num_updated_rows") or 0))
+    clauses = [
+        statement.update(f"s.{ACTION} = 'close'", {VALID_TO: f"s.{VALID_TO}", IS_CURRENT: "false"}),
+        statement.insert(f"s.{ACTION} = 'insert'", insert),
+    ]
+    counts = statement.merge(target, staged, on, clauses)
+    return MergeCounts(inserted=counts.inserted, updated=counts.updated, exact=counts.exact)

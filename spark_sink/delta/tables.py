@@ -1,4 +1,6 @@
-"""One target table's source DataFrame, schema check and evolution (Spark-facing).
+"""One target table's source DataFrame, schema check and evolution (Spark-facing), for both table formats: what
+differs (which widenings a table applies, how it evolves) is the TableFormat's (spark_sink/table_format.py). Below,
+the rules for Delta; Iceberg's promotions are narrower (spark_sink/iceberg/format.py).
 
 Schema evolution, checked for every table of a batch before anything is written (an incompatible table sends its
 events to the dead letter, or stops the job with fail_fast):
@@ -43,12 +45,32 @@ from spark_sink.delta.order import EPOCH, POS, SEQ
 from spark_sink.planning import TablePlan
 from spark_sink.position import SourcePosition
 from spark_sink.spark_types import evolvable_struct, from_spark, same_type, to_spark
+from spark_sink.table_format import TableFormat, TableRef
+from spark_sink.table_format import q as q  # re-exported: the sink's modules name columns with it
+from spark_sink.table_format import sql_string as sql_string
 from spark_sink.types import widening
 
 log = logging.getLogger("spark_sink")
 
 OP, SOURCE_TS = "_cdc_op", "_cdc_source_ts"
-DELETED, DELETED_AT = "_deleted", "_deleted_at"
+
+
+@dataclass(frozen=True)
+class SoftDelete:
+    """The columns that mark a soft-deleted row (delete_mode = "soft"). Delta tables use `_deleted`/`_deleted_at`;
+    Iceberg reserves `_deleted` for a metadata column, so its tables use `_cdc_deleted`/`_cdc_deleted_at`."""
+
+    deleted: str = "_deleted"
+    deleted_at: str = "_deleted_at"
+
+    def fields(self) -> list[T.StructField]:
+        return [
+            T.StructField(self.deleted, T.BooleanType(), True),
+            T.StructField(self.deleted_at, T.TimestampType(), True),
+        ]
+
+
+DELTA_SOFT, ICEBERG_SOFT = SoftDelete(), SoftDelete("_cdc_deleted", "_cdc_deleted_at")
 IS_DELETE, UNAVAILABLE, CARRIED = "__cdc_delete", "__cdc_unavailable", "__cdc_carried"
 POSITION_FIELDS = [T.StructField(c, T.LongType(), True) for c in POSITION_COLUMNS]
 META_FIELDS = [
@@ -56,8 +78,8 @@ META_FIELDS = [
     T.StructField(OP, T.StringType(), True),
     T.StructField(SOURCE_TS, T.TimestampType(), True),
 ]
-SOFT_FIELDS = [T.StructField(DELETED, T.BooleanType(), True), T.StructField(DELETED_AT, T.TimestampType(), True)]
-RESERVED = {EPOCH, POS, SEQ, OP, SOURCE_TS, DELETED, DELETED_AT, IS_DELETE, UNAVAILABLE, CARRIED}
+SOFT_NAMES = {n for s in (DELTA_SOFT, ICEBERG_SOFT) for n in (s.deleted, s.deleted_at)}
+RESERVED = {EPOCH, POS, SEQ, OP, SOURCE_TS, *SOFT_NAMES, IS_DELETE, UNAVAILABLE, CARRIED}
 
 
 def position_values(pos: SourcePosition) -> tuple[int, int, int]:
@@ -72,28 +94,15 @@ class IncompatibleTableError(ValueError):
 NULL_TS = "CAST(NULL AS TIMESTAMP)"  # SQL: no timestamp
 
 
-def q(name: str) -> str:
-    return "`" + name.replace("`", "``") + "`"
-
-
-def sql_string(value: str) -> str:
-    """A Spark SQL string literal."""
-    return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
-
-
 def ts_from_ms(ms: int | None) -> dt.datetime | None:
     return None if ms is None else dt.datetime.fromtimestamp(ms / 1000, dt.UTC)
-
-
-TYPE_WIDENING = "delta.enableTypeWidening"  # the table property of Delta's type widening feature
-NTZ_FEATURE = "delta.feature.timestampNtz"  # timestamp_ntz columns need it; Delta sets it itself only on creation
 
 
 @dataclass
 class TableCheck:
     """The result of comparing a plan with its table, before anything is written."""
 
-    path: str
+    ref: TableRef
     exists: bool
     data_schema: T.StructType  # the batch's data columns (Spark types)
     new_columns: list[T.StructField] = field(default_factory=list)
@@ -107,27 +116,35 @@ class TableCheck:
     properties: dict[str, str] = field(default_factory=dict)
     partition_columns: list[str] = field(default_factory=list)
 
+    @property
+    def path(self) -> str:
+        """How messages name the table: its folder, else its SQL name."""
+        return self.ref.location or self.ref.sql
 
-def check_table(spark: SparkSession, path: str, plan: TablePlan, extra_fields: Sequence[T.StructField]) -> TableCheck:
+
+def check_table(
+    spark: SparkSession, fmt: TableFormat, ref: TableRef, plan: TablePlan, extra_fields: Sequence[T.StructField]
+) -> TableCheck:
     clash = RESERVED & set(plan.schema.names)
     if clash:
         raise IncompatibleTableError(f"source columns {sorted(clash)} collide with the sink's own columns")
     data_schema = T.StructType([T.StructField(n, to_spark(t), True) for n, t in plan.schema.columns])
-    if not DeltaTable.isDeltaTable(spark, path):
-        return TableCheck(path, False, data_schema)
-    table_schema = DeltaTable.forPath(spark, path).toDF().schema
+    if not fmt.exists(spark, ref):
+        return TableCheck(ref, False, data_schema)
+    table_schema = fmt.schema(spark, ref)
     have = {f.name: f.dataType for f in table_schema.fields}
-    check = TableCheck(path, True, data_schema, table_schema=table_schema)
+    check = TableCheck(ref, True, data_schema, table_schema=table_schema)
     missing_meta = [f.name for f in extra_fields if f.name not in have]
     if missing_meta:
         raise IncompatibleTableError(
-            f"table {path} lacks the sink columns {missing_meta} (created with another delete mode or not by this job)"
+            f"table {check.path} lacks the sink columns {missing_meta} (created with another delete mode or not by "
+            "this job)"
         )
     sink_columns = RESERVED | {f.name for f in extra_fields}
     has_data = any(name not in sink_columns for name in have)  # a truncate-only first batch creates no data columns
     for key in plan.key_columns:
         if key not in have and has_data:
-            raise IncompatibleTableError(f"key column {key!r} is not in table {path}: the source key changed")
+            raise IncompatibleTableError(f"key column {key!r} is not in table {check.path}: the source key changed")
     source_types = dict(plan.schema.columns)
     problems = []
     for f in data_schema.fields:
@@ -139,41 +156,29 @@ def check_table(spark: SparkSession, path: str, plan: TablePlan, extra_fields: S
         elif not plan.typed:
             check.casts[f.name] = existing
         elif evolvable_struct(existing, f.dataType):
-            check.new_columns.append(f)  # mergeSchema adds the nested fields
+            check.new_columns.append(f)  # the table adds the nested fields
         else:
             table_type = from_spark(existing)
             target = None if table_type is None else widening.common(table_type, source_types[f.name])
-            if target is None:
+            why = None if target is None else fmt.widening_problem(existing, to_spark(target))
+            if target is None or why is not None:
                 problems.append(
                     f"column {f.name!r}: table has {existing.simpleString()}, source now sends "
-                    f"{f.dataType.simpleString()}"
+                    f"{f.dataType.simpleString()}" + ("" if why is None else f" ({why})")
                 )
                 continue
-            if target != table_type:
+            if not same_type(to_spark(target), existing):
                 check.widened.append(T.StructField(f.name, to_spark(target), True))
             if target != source_types[f.name]:
                 check.casts[f.name] = to_spark(target)
     if problems:
         raise IncompatibleTableError(
-            f"incompatible type change for table {path}: "
+            f"incompatible type change for table {check.path}: "
             + "; ".join(problems)
-            + " (not a type widening Delta applies: the table keeps its type)"
+            + f" (not a type widening {fmt.name.capitalize()} applies: the table keeps its type)"
         )
     ntz = [f.name for f in check.new_columns + check.widened if _has_ntz(f.dataType)]
-    if check.widened or ntz:
-        detail = DeltaTable.forPath(spark, path).detail().select("properties", "tableFeatures").first()
-        props = dict(detail["properties"] or {}) if detail is not None else {}
-        features = set(detail["tableFeatures"] or ()) if detail is not None else set()
-        widening_on = props.get(TYPE_WIDENING)
-        if check.widened and widening_on is not None and widening_on.strip().lower() != "true":
-            columns = ", ".join(f"{f.name!r}" for f in check.widened)
-            raise IncompatibleTableError(
-                f"table {path} has type widening disabled ({TYPE_WIDENING} = {widening_on}): cannot widen {columns}"
-            )
-        if check.widened and widening_on is None:  # created before the job enabled it, or not by the job
-            check.enable[(TYPE_WIDENING, "true")] = "type widening enabled for its first widened column"
-        if ntz and "timestampNtz" not in features:  # Delta adds this feature by itself only when creating a table
-            check.enable[(NTZ_FEATURE, "supported")] = f"table feature timestampNtz enabled for {', '.join(ntz)}"
+    check.enable.update(fmt.evolution_settings(spark, ref, check.widened, ntz))
     return check
 
 
@@ -230,24 +235,24 @@ def create_table(
     builder.execute()
 
 
-def ensure_table(spark: SparkSession, check: TableCheck, extra_fields: Sequence[T.StructField]) -> list[str]:
-    """Create the table, or add the new source columns and widen the widened ones (schema evolution: one commit,
-    after one that sets the table features it needs). Returns the added column names."""
+def ensure_table(
+    spark: SparkSession, fmt: TableFormat, check: TableCheck, extra_fields: Sequence[T.StructField]
+) -> list[str]:
+    """Create the table, or add the new source columns and widen the widened ones (schema evolution, after the
+    table properties it needs are set). Returns the added column names."""
     if not check.exists:
         schema = T.StructType(list(check.data_schema.fields) + list(extra_fields))
-        defaults = {"delta.enableChangeDataFeed": "false", TYPE_WIDENING: "true"}
-        create_table(spark, check.path, schema, {**defaults, **check.properties}, check.partition_columns)
+        properties = {**fmt.creation_defaults(), **check.properties}
+        fmt.create(spark, check.ref, schema, properties, check.partition_columns)
         check.exists = True
         return []
     if check.enable:
-        settings = ", ".join(f"{sql_string(name)} = {sql_string(value)}" for name, value in check.enable)
-        spark.sql(f"ALTER TABLE delta.{q(check.path)} SET TBLPROPERTIES ({settings})")
+        fmt.set_properties(spark, check.ref, {name: value for name, value in check.enable})
         for (name, value), why in check.enable.items():
             log.info("table %s: %s (%s = %s)", check.path, why, name, value)
         check.enable = {}
     if check.new_columns or check.widened:
-        empty = spark.createDataFrame([], T.StructType(check.new_columns + check.widened))
-        empty.write.format("delta").mode("append").option("mergeSchema", "true").save(check.path)
+        fmt.evolve(spark, check.ref, check.table_schema or T.StructType([]), check.new_columns, check.widened)
     if check.widened:
         old = {f.name: f.dataType for f in check.table_schema or []}
         changes = ", ".join(

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from pyspark.sql import Column, DataFrame, SparkSession, Window
+from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
 from spark_sink.delta import order
@@ -23,17 +23,16 @@ STORED, DELETES_BEFORE, RANK, NEXT = "__scd_stored", "__scd_deletes_before", "__
 
 
 def staged_history(
-    spark: SparkSession,
-    path: str,
+    table: DataFrame,
     parsed: DataFrame,
     names: Sequence[str],
     keys: Sequence[str],
     toast: Sequence[str],
 ) -> DataFrame:
-    """The `close` and `insert` rows for scd2.merge_staged (read the table after any truncate was applied)."""
+    """The `close` and `insert` rows for scd2.merge_staged; `table` is the history table as stored (read after any
+    truncate was applied)."""
     meta = [*order.COLUMNS, OP, SOURCE_TS]
     flat = parsed.select(*[F.col(f"{DATA}.{q(n)}").alias(n) for n in names], *meta, UNAVAILABLE, PARTITION, OFFSET)
-    table = spark.read.format("delta").load(path)
     batch_keys = flat.select(*[F.col(q(k)) for k in keys]).distinct()
     stored = (
         table.join(F.broadcast(batch_keys), list(keys))

@@ -17,7 +17,7 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 from spark_sink.batch import BATCH_END, BatchSteps, _Prepared
-from spark_sink.delta import dead_letter, merge, multiset, scd2, watermark
+from spark_sink.delta import dead_letter, merge, multiset, scd2, statement, watermark
 from spark_sink.delta.tables import IS_DELETE, NULL_TS, IncompatibleTableError, ensure_table, ts_from_ms
 from spark_sink.errors import SPARK_ERRORS
 from spark_sink.metrics import BatchMetrics, TableMetrics
@@ -103,7 +103,8 @@ class BatchProcessor(BatchSteps):
         try:
             if self.fault is not None:
                 self.fault(batch_id, plan.table)
-            tm.added_columns = ensure_table(self.spark, p.check, p.extra)
+            tm.added_columns = ensure_table(self.spark, self.format, p.check, p.extra)
+            target = p.check.ref.sql
             parsed = reduce.parsed_events(decoded, plan.table, p.check, summary.truncate_at)
             names = [f.name for f in p.check.data_schema.fields]
             truncate_ts = NULL_TS
@@ -111,11 +112,10 @@ class BatchProcessor(BatchSteps):
                 truncate_ts = f"timestamp_millis({summary.truncate_ts_ms})"
             if p.scd2:
                 if summary.truncate_at is not None:
-                    scd2.close_truncated(self.spark, p.check.path, summary.truncate_at, truncate_ts)
-                staged = history.staged_history(
-                    self.spark, p.check.path, parsed, names, plan.key_columns, summary.toast
-                )
-                counts = scd2.merge_staged(self.spark, p.check.path, staged, names, plan.key_columns)
+                    scd2.close_truncated(self.spark, target, summary.truncate_at, truncate_ts)
+                stored = self.format.read(parsed.sparkSession, p.check.ref)  # joined with the batch: its session
+                staged = history.staged_history(stored, parsed, names, plan.key_columns, summary.toast)
+                counts = scd2.merge_staged(target, staged, names, plan.key_columns)
                 tm.changes = summary.events
             elif plan.keyless:
                 multiset.check_order(*summary.first_partition, summary.unknown_order)
@@ -126,30 +126,29 @@ class BatchProcessor(BatchSteps):
                 applied = watermark.read(self.spark, path)
                 for at, ts in ((summary.truncate_at, truncate_ts), (summary.snapshot_at, NULL_TS)):
                     if at is not None and multiset.past(at, applied):  # a truncate or a new snapshot
-                        multiset.remove_older(self.spark, p.check.path, at, ts, p.soft)
+                        multiset.remove_older(self.spark, target, at, ts, p.soft)
                 app_id = f"{self._idempotence_id()}-{plan.table}"
                 signed = reduce.signed_rows(parsed, names, applied)
-                counts = multiset.merge_signed(self.spark, p.check, signed, p.soft, app_id, batch_id)
+                counts = multiset.merge_signed(self.format, p.check, signed, p.soft, app_id, batch_id)
                 if summary.newest is not None and (applied is None or summary.newest > applied):
                     watermark.write(self.spark, path, summary.newest, f"{app_id}-watermark", batch_id)
             else:
                 ledger = self._ledger(p)
                 if summary.truncate_at is not None:
-                    merge.truncate(self.spark, p.check.path, summary.truncate_at, truncate_ts, p.soft)
+                    merge.truncate(self.spark, target, summary.truncate_at, truncate_ts, p.soft)
                     ledger.record_truncate(summary.truncate_at, ts_from_ms(summary.truncate_ts_ms))
-                counts = merge.MergeCounts()
+                counts = statement.MergeCounts(exact=self.format.exact_counts())
                 source = reduce.latest_per_key(parsed, names, plan.key_columns, summary.toast)
                 source = source.persist(StorageLevel.MEMORY_AND_DISK)
                 seen = source.agg(F.count(F.lit(1)).alias("n"), F.max(F.col(IS_DELETE)).alias("d")).first()
                 tm.changes = 0 if seen is None else int(seen["n"])
                 if tm.changes:
-                    counts = merge.merge(
-                        self.spark, p.check.path, ledger.guard(source), names, plan.key_columns, p.soft
-                    )
-                    if not p.soft and seen is not None and seen["d"]:
+                    counts = merge.merge(target, ledger.guard(source), names, plan.key_columns, p.soft)
+                    if p.soft is None and seen is not None and seen["d"]:
                         ledger.record_deletes(source)
             tm.truncated = summary.truncate_at is not None
             tm.inserted, tm.updated, tm.deleted = counts.inserted, counts.updated, counts.deleted
+            tm.counted = counts.exact
         except SPARK_ERRORS as e:
             reason = self._apply_failed(plan.table, batch_id, e)
             tm.error, tm.dead_letters = reason, reject(plan, "apply", reason)

@@ -54,3 +54,9 @@ def spark(spark_jars: Path) -> Iterator[Any]:
     session.sparkContext.setLogLevel("ERROR")
     yield session
     session.stop()
+
+
+@pytest.fixture(params=["delta", "iceberg"])
+def table_format(request: pytest.FixtureRequest) -> str:
+    """The table format a test runs with: tests that take it run once for Delta and once for Iceberg."""
+    return str(request.param)

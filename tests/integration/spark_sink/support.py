@@ -1,8 +1,9 @@
-"""What the Spark sink's integration tests share: a Kafka producer on the real broker, reading a Delta table back,
-running the job once (available-now) on the test session's SparkSession."""
+"""What the Spark sink's integration tests share: a Kafka producer on the real broker, reading a table back (Delta or
+Iceberg), running the job once (available-now) on the test session's SparkSession."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -65,6 +66,34 @@ async def change_events(bootstrap: str, topic: str, at_least: int, timeout: floa
 
 def rows(spark: Any, path: str, order: str = "id") -> list[dict[str, Any]]:
     return [r.asDict() for r in spark.read.format("delta").load(path).orderBy(order).collect()]
+
+
+def format_settings(table_format: str, name: str) -> dict[str, Any]:
+    """The SinkConfig settings of a table format. Iceberg tables get an Iceberg catalog of their own per test: the
+    tests share one session, which keeps a catalog once loaded (with its warehouse)."""
+    if table_format == "delta":
+        return {}
+    return {"table_format": table_format, "catalog": "ice_" + re.sub(r"\W", "_", name)}
+
+
+def deleted_column(config: Any) -> str:
+    """The soft-delete flag column of the config's table format (`_deleted`; Iceberg reserves it: `_cdc_deleted`)."""
+    from spark_sink.table_format import for_config
+
+    return for_config(config).soft_delete.deleted
+
+
+def table_frame(spark: Any, config: Any, table: str) -> Any:
+    """The sink's table `table` as a DataFrame, in the config's table format."""
+    from spark_sink.table_format import for_config
+
+    fmt = for_config(config)
+    fmt.prepare_session(spark)
+    return fmt.read(spark, fmt.ref(table))
+
+
+def table_rows(spark: Any, config: Any, table: str, order: str = "id") -> list[dict[str, Any]]:
+    return [r.asDict() for r in table_frame(spark, config, table).orderBy(order).collect()]
 
 
 def run_job(spark: Any, config: Any, fault: Any = None, clock: Any = None) -> Any:

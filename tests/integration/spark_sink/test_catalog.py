@@ -168,8 +168,8 @@ def test_named_tables_with_layout_and_scheduled_maintenance(
     warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
     assert (
         warnings.count(
-            "table customers: partitioned by [region], the configuration says []: Delta cannot re-partition a table in "
-            "place (rewrite it to change it); writing on with its partitioning"
+            "table customers: partitioned by [region], the configuration says []: the sink does not re-partition a "
+            "table in place (rewrite it to change it); writing on with its partitioning"
         )
         == 1
     )

@@ -14,7 +14,7 @@ import confluent_kafka
 import psycopg
 import pytest
 
-from tests.integration.spark_sink.support import change_events, rows, run_job, topic_sink
+from tests.integration.spark_sink.support import change_events, format_settings, run_job, table_rows, topic_sink
 from tests.integration.spark_sink.test_postgres_e2e import big_text, connector_config, drop_source, execute
 from tests.worker_support import running_worker
 
@@ -27,9 +27,9 @@ async def source_multiset(dsn: str, schema: str) -> Counter[tuple[Any, ...]]:
         return Counter(await cur.fetchall())
 
 
-def table_multiset(spark: Any, path: Path) -> Counter[tuple[Any, ...]]:
+def table_multiset(spark: Any, config: Any) -> Counter[tuple[Any, ...]]:
     got: Counter[tuple[Any, ...]] = Counter()
-    for r in rows(spark, str(path), "name"):
+    for r in table_rows(spark, config, "events", "name"):
         assert r["_cdc_count"] > 0, r
         got[(r["name"], r["qty"], r["note"])] += r["_cdc_count"]
     return got
@@ -37,7 +37,7 @@ def table_multiset(spark: Any, path: Path) -> Counter[tuple[Any, ...]]:
 
 async def test_keyless_table_to_delta_and_a_replayed_tail(
     spark: Any, spark_jars: Path, tmp_path: Path, worker_props: dict[str, str], kafka_bootstrap: str, pg_dsn: str,
-    unique_name: str,
+    unique_name: str, table_format: str,
 ) -> None:  # fmt: skip
     s = unique_name
     topic = f"{s}.{s}.events"
@@ -50,8 +50,7 @@ async def test_keyless_table_to_delta_and_a_replayed_tail(
         f"ALTER TABLE {s}.events ALTER COLUMN note SET STORAGE EXTERNAL",
         f"INSERT INTO {s}.events VALUES ('a', 1, NULL), ('a', 1, NULL), ('b', 2, 'x'), ('z', 9, 'kept')",  # duplicates
     )
-    config = topic_sink(kafka_bootstrap, topic, tmp_path, f"keyless_{s}")
-    table = tmp_path / "wh" / "events"
+    config = topic_sink(kafka_bootstrap, topic, tmp_path, f"keyless_{s}", **format_settings(table_format, s))
 
     async def at_least(n: int) -> list[Any]:
         return await change_events(kafka_bootstrap, topic, n)
@@ -81,7 +80,7 @@ async def test_keyless_table_to_delta_and_a_replayed_tail(
             await at_least(4 + 7 + 3)
             await asyncio.to_thread(run_job, spark, config)
             want = await source_multiset(pg_dsn, s)
-            assert table_multiset(spark, table) == want
+            assert table_multiset(spark, config) == want
             assert want[("a", 1, None)] == 1 and want[("c", 30, big)] == 1 and want[("e", 5, None)] == 2
             assert want[("z", 9, "kept")] == 1
 
@@ -94,6 +93,6 @@ async def test_keyless_table_to_delta_and_a_replayed_tail(
             await execute(pg_dsn, f"INSERT INTO {s}.events VALUES ('a', 1, NULL)")
             await at_least(4 + 7 + 3 + sum(1 for rec in tail if rec.value is not None) + 1)
             await asyncio.to_thread(run_job, spark, config)
-            assert table_multiset(spark, table) == await source_multiset(pg_dsn, s)
+            assert table_multiset(spark, config) == await source_multiset(pg_dsn, s)
     finally:
         await drop_source(pg_dsn, s)

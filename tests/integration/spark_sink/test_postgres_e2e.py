@@ -21,6 +21,7 @@ import psycopg
 import pytest
 
 from tests.integration.spark_sink.conftest import REPO
+from tests.integration.spark_sink.support import format_settings, table_rows
 from tests.worker_support import running_worker, wait_for
 
 pytestmark = [pytest.mark.integration, pytest.mark.spark]
@@ -134,6 +135,14 @@ def delta_commits(path: Path) -> int:
     return len(list((path / "_delta_log").glob("*.json"))) if (path / "_delta_log").exists() else 0
 
 
+def commits(table_format: str, warehouse: Path, table: str) -> int:
+    """The table's commits so far: Delta log entries, or Iceberg snapshots (manifest lists; creation makes none)."""
+    if table_format == "iceberg":
+        metadata = warehouse / "default" / table / "metadata"
+        return len(list(metadata.glob("snap-*.avro"))) if metadata.exists() else 0
+    return delta_commits(warehouse / table)
+
+
 async def test_postgres_to_delta_with_a_killed_job(
     spark: Any,
     spark_jars: Path,
@@ -142,6 +151,7 @@ async def test_postgres_to_delta_with_a_killed_job(
     kafka_bootstrap: str,
     pg_dsn: str,
     unique_name: str,
+    table_format: str,
 ) -> None:
     from spark_sink.config import SinkConfig
     from spark_sink.job import make_processor, start
@@ -149,7 +159,12 @@ async def test_postgres_to_delta_with_a_killed_job(
     schema = unique_name
     topic = f"{schema}.{schema}.items"
     warehouse, checkpoint = tmp_path / "warehouse", tmp_path / "checkpoint"
-    table = warehouse / "items"
+    settings = format_settings(table_format, schema)
+    flags = [f"--{k.replace('_', '-')}={v}" for k, v in settings.items()]
+
+    def written() -> int:
+        return commits(table_format, warehouse, "items")
+
     await execute(
         pg_dsn,
         f"CREATE SCHEMA {schema}",
@@ -192,10 +207,12 @@ async def test_postgres_to_delta_with_a_killed_job(
                     "processing-time=1 second",
                     "--query-name",
                     f"e2e_{schema}",
+                    *flags,
                 ],
                 tmp_path / "job.log",
             )
-            await wait_for(lambda: asyncio.sleep(0, delta_commits(table) >= 2), 120)  # created + first MERGE
+            first = 2 if table_format == "delta" else 1  # Delta: created + first MERGE; Iceberg: first MERGE
+            await wait_for(lambda: asyncio.sleep(0, written() >= first), 120)
             await execute(
                 pg_dsn,
                 f"UPDATE {schema}.items SET name = 'renamed' WHERE id = 1",  # big unchanged: TOAST placeholder
@@ -203,9 +220,9 @@ async def test_postgres_to_delta_with_a_killed_job(
                 f"INSERT INTO {schema}.items (id, name, price) VALUES (11, 'new', -5.50)",
                 f"UPDATE {schema}.items SET big = 'small now', amount = NULL WHERE id = 3",
             )
-            commits = delta_commits(table)
+            done = written()
             with contextlib.suppress(AssertionError):  # usually applied before the kill; either way is fine
-                await wait_for(lambda: asyncio.sleep(0, delta_commits(table) > commits), 20)
+                await wait_for(lambda: asyncio.sleep(0, written() > done), 20)
             os.killpg(job.pid, signal.SIGKILL)
             job.wait(30)
             await execute(
@@ -236,13 +253,14 @@ async def test_postgres_to_delta_with_a_killed_job(
             checkpoint=str(checkpoint),
             table_name_template="{table}",
             query_name=f"e2e_{schema}",
+            **settings,
         )
         started = time.monotonic()
         processor = make_processor(spark, config)
         query = start(spark, config, processor)
         assert await asyncio.to_thread(query.awaitTermination, 120)
         restart_s = time.monotonic() - started
-        got = [normalise_delta(r.asDict()) for r in spark.read.format("delta").load(str(table)).orderBy("id").collect()]
+        got = [normalise_delta(r) for r in table_rows(spark, config, "items")]
         assert [g[0] for g in got] == [e[0] for e in expected]
         for g, e in zip(got, expected, strict=True):
             assert g == e, f"row {e[0]} differs"

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from tests.integration.spark_sink.debezium_records import Table, f, tx_record
-from tests.integration.spark_sink.support import Kafka, rows, run_job
+from tests.integration.spark_sink.support import Kafka, format_settings, run_job, table_rows
 
 pytestmark = [pytest.mark.integration, pytest.mark.spark]
 
@@ -24,7 +24,7 @@ class Crash(Exception):
 
 
 @pytest.fixture
-def tx_setup(tmp_path: Path, unique_name: str, kafka_bootstrap: str) -> dict[str, Any]:
+def tx_setup(tmp_path: Path, unique_name: str, kafka_bootstrap: str, table_format: str) -> dict[str, Any]:
     from spark_sink.config import SinkConfig
 
     prefix = unique_name
@@ -44,6 +44,7 @@ def tx_setup(tmp_path: Path, unique_name: str, kafka_bootstrap: str) -> dict[str
         query_name=f"q_{prefix}",
         transaction_consistent=True,
         transaction_topic=tx_topic,
+        **format_settings(table_format, prefix),
     )
     return {"orders": orders, "lines": lines, "tx_topic": tx_topic, "kafka": kafka, "config": config, "tmp": tmp_path}
 
@@ -54,7 +55,7 @@ def test_split_transaction_is_applied_whole_across_batches_and_restarts(spark: A
     from spark_sink.batch import BATCH_END
 
     orders, lines, kafka, config = tx_setup["orders"], tx_setup["lines"], tx_setup["kafka"], tx_setup["config"]
-    wh = Path(config.warehouse)
+    delta = config.table_format == "delta"
 
     def send(tbl: Table, op: str, lsn: int, row_id: int, v: str, tx: int | None = None, order: int = 0) -> None:
         row = {"id": row_id, "v": v}
@@ -66,7 +67,7 @@ def test_split_transaction_is_applied_whole_across_batches_and_restarts(spark: A
         kafka.send(tx_setup["tx_topic"], *tx_record(status, tx, lsn, counts))
 
     def table(tbl: Table) -> dict[int, str]:
-        return {r["id"]: r["v"] for r in rows(spark, str(wh / tbl.table))}
+        return {r["id"]: r["v"] for r in table_rows(spark, config, tbl.table)}
 
     def published() -> dict[str, dict[int, str]]:
         """The tables as a reader of the newest published cut sees them (each at its version in the cut)."""
@@ -126,7 +127,9 @@ def test_split_transaction_is_applied_whole_across_batches_and_restarts(spark: A
     assert table(lines) == {1: "l1@502", 2: "l2", 3: "l3"}
     assert processor.history[-1].held == 2  # 504 waits for its END
     replay = processor.history[-1].table("lines")
-    assert replay is not None and (replay.inserted, replay.updated) == (0, 0)  # applied by the killed attempt
+    assert replay is not None
+    if delta:  # (Iceberg reports no MERGE counts)
+        assert (replay.inserted, replay.updated) == (0, 0)  # applied by the killed attempt
     assert published() == {"orders": table(orders), "lines": table(lines)}
 
     # ---- batch 3: a re-sent tail of 502 (END included), then 504's END; killed after the state was written ----------
@@ -147,7 +150,8 @@ def test_split_transaction_is_applied_whole_across_batches_and_restarts(spark: A
     processor = run_job(spark, config)  # replays the batch: nothing left to do, nothing applied twice
     m = processor.history[-1]
     assert m.held == 0
-    assert all((t.inserted, t.updated, t.deleted) == (0, 0, 0) for t in m.tables), m.tables
+    if delta:
+        assert all((t.inserted, t.updated, t.deleted) == (0, 0, 0) for t in m.tables), m.tables
     assert table(orders) == {1: "o1@502", 2: "o2", 3: "o3", 4: "o4", 5: "o5"}
     assert table(lines) == {1: "l1@502", 2: "l2", 3: "l3", 5: "l5"}
     state = spark.read.format("delta").load(str(Path(config.checkpoint) / "sink_tx_state")).collect()

@@ -16,6 +16,7 @@ from spark_sink.delta import layout
 from spark_sink.delta.maintenance import OPTIMIZE, VACUUM, Task, due, tasks
 from spark_sink.delta.tables import IncompatibleTableError, TableCheck
 from spark_sink.prerequisites import catalog_problem, metastore_conf
+from spark_sink.table_format import TableRef
 
 TOML = """
 [source]
@@ -197,7 +198,7 @@ def test_the_schedule() -> None:
 
 def check(exists: bool = False) -> TableCheck:
     schema = T.StructType([T.StructField("id", T.IntegerType()), T.StructField("region", T.StringType())])
-    return TableCheck("/wh/t", exists, schema)
+    return TableCheck(TableRef("t", "delta.`/wh/t`", "/wh/t", "delta"), exists, schema)
 
 
 EXTRA = [T.StructField("_cdc_op", T.StringType())]
@@ -224,8 +225,8 @@ def test_an_existing_table_gets_the_differing_properties_and_a_warning_for_its_p
         ("app.owner", "x"): "table property of the configuration",
     }
     assert layout.partitioning_warning("t", wanted, current) == (
-        "table t: partitioned by [], the configuration says [region]: Delta cannot re-partition a table in place "
-        "(rewrite it to change it); writing on with its partitioning"
+        "table t: partitioned by [], the configuration says [region]: the sink does not re-partition a table in "
+        "place (rewrite it to change it); writing on with its partitioning"
     )
     same = TableLayout({"delta.appendOnly": "true", "delta.checkpointInterval": "20", "app.owner": "x"}, ("region",))
     assert layout.align(check(exists=True), wanted, same)

@@ -149,9 +149,11 @@ def test_keyless_tables_with_maps_anywhere_are_refused() -> None:
 
     from spark_sink.delta.multiset import refuse_maps
     from spark_sink.delta.tables import IncompatibleTableError, TableCheck
+    from spark_sink.table_format import TableRef
 
     nested = T.ArrayType(T.StructType([T.StructField("m", T.MapType(T.StringType(), T.LongType()))]))
     fields = [T.StructField("a", T.LongType()), T.StructField("attrs", nested)]
     with pytest.raises(IncompatibleTableError, match=r"columns \['attrs'\] are maps, which Spark cannot compare"):
-        refuse_maps(TableCheck("/t", False, T.StructType(fields)))
-    refuse_maps(TableCheck("/t", False, T.StructType(fields[:1])))  # comparable columns only: accepted
+        refuse_maps(TableCheck(TableRef("t", "delta.`/t`", "/t", "delta"), False, T.StructType(fields)))
+    ref = TableRef("t", "delta.`/t`", "/t", "delta")
+    refuse_maps(TableCheck(ref, False, T.StructType(fields[:1])))  # comparable columns only: accepted
