@@ -216,12 +216,18 @@ def _sink_targets(results: dict[str, Any]) -> list[dict[str, Any]]:
         detail = f"{merge:,.0f} vs {append:,.0f} ev/s = {x:.2f} (target {SINK_RATIO_TARGET})"
         text = f"spark_sink MERGE ≥ {SINK_RATIO_TARGET} of the plain Delta append (events/s)"
         out.append(_verdict("S1", f"sink {master}", text, x, x >= SINK_RATIO_TARGET, detail))
+    for master, x in (sink.get("ratio_iceberg") or {}).items():
+        merge = _num(dig(sink, "merge_iceberg", master, "events_per_s")) or 0.0
+        append = _num(dig(sink, "append", master, "events_per_s")) or 0.0
+        detail = f"{merge:,.0f} vs {append:,.0f} ev/s = {x:.2f} (target {SINK_RATIO_TARGET})"
+        text = f"spark_sink MERGE into Iceberg ≥ {SINK_RATIO_TARGET} of the plain Delta append (events/s)"
+        out.append(_verdict("S1i", f"sink {master}", text, x, x >= SINK_RATIO_TARGET, detail))
     check = sink.get("check")
     if check:
         diffs = [f"{w}: {'; '.join(r['differences'][:3])}" for w, r in check["warehouses"].items() if r["differences"]]
         detail = check["status"] + (" — " + " | ".join(diffs) if diffs else f" ({', '.join(check['warehouses'])})")
         met = check["status"] == "PASSED"
-        out.append(_verdict("S2", "sink", "Delta tables equal the source tables", check["status"], met, detail))
+        out.append(_verdict("S2", "sink", "Delta/Iceberg tables equal the source tables", check["status"], met, detail))
     return out
 
 
@@ -233,7 +239,7 @@ def _sink_section(results: dict[str, Any]) -> list[str]:
     load = sink.get("load") or {}
     mix = sink.get("mix") or {}
     lines = [
-        "## Spark sink: this worker's change events → Delta (spark_sink, MERGE)",
+        "## Spark sink: this worker's change events → Delta and Iceberg (spark_sink, MERGE)",
         "",
         f"{sink['events']:,} change events over {sink['tables']} tables ({_pct(mix.get('insert'))} inserts, "
         f"{_pct(mix.get('update'))} updates of existing keys, {_pct(mix.get('delete'))} deletes: "
@@ -256,7 +262,7 @@ def _sink_section(results: dict[str, Any]) -> list[str]:
         "",
     ]
     masters = sink.get("masters") or []
-    cols = [(kind, m) for kind in ("merge", "append") for m in masters]
+    cols = [(kind, m) for kind in ("merge", "merge_iceberg", "append") for m in masters if dig(sink, kind, m)]
     rows = [
         ("Events/s", "events_per_s"),
         ("Query wall time (s)", "query_s"),
@@ -266,7 +272,11 @@ def _sink_section(results: dict[str, Any]) -> list[str]:
         ("Spark CPU % (of one core) in the query", "process_cpu_pct"),
         ("Machine busy % in the query", "machine_busy_pct"),
     ]
-    names = {"merge": "spark_sink MERGE", "append": "plain append"}
+    names = {
+        "merge": "spark_sink MERGE (Delta)",
+        "merge_iceberg": "spark_sink MERGE (Iceberg)",
+        "append": "plain append",
+    }
     lines += [
         "| | " + " | ".join(f"{names[k]} `{m}`" for k, m in cols) + " |",
         "|---|" + "---:|" * len(cols),
@@ -278,6 +288,8 @@ def _sink_section(results: dict[str, Any]) -> list[str]:
         "",
         "MERGE ÷ plain append (events/s, target ≥ 0.5): "
         + ("; ".join(f"`{m}` {_fmt(ratio.get(m))}" for m in masters) or "-")
+        + "; into Iceberg ÷ the same Delta append: "
+        + ("; ".join(f"`{m}` {_fmt((sink.get('ratio_iceberg') or {}).get(m))}" for m in masters) or "-")
         + ".",
         "",
     ]

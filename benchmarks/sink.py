@@ -5,17 +5,19 @@
    inserts, updates of existing keys and deletes (SINK_MIX) in one transaction per round (benchmarks/sinkload.py) —
    waited for until every topic holds them.
 2. Throughput: `python -m spark_sink --config …` (available-now, a fresh warehouse and checkpoint under the run
-   folder) once per master of SINK_MASTERS; the plain-append ceiling: the same records appended to one Delta table
-   per topic by bare Structured Streaming queries (benchmarks/sinkspark.py), per master too. Events/s over the query's
-   wall time, from its first batch planned to its last batch committed (Spark's checkpoint files,
-   benchmarks/sinkfiles.py); process start → query created (JVM, session, job set-up) is reported apart.
+   folder) once per master of SINK_MASTERS, into Delta tables and again into Iceberg tables (`merge_iceberg`); the
+   plain-append ceiling: the same records appended to one Delta table per topic by bare Structured Streaming queries
+   (benchmarks/sinkspark.py), per master too. Events/s over the query's wall time, from its first batch planned to
+   its last batch committed (Spark's checkpoint files, benchmarks/sinkfiles.py); process start → query created (JVM,
+   session, job set-up) is reported apart.
 3. End-to-end lag: the job again, on a copy of the last throughput run's warehouse and checkpoint, with
    SINK_LAG_TRIGGER; rows inserted at SINK_LAG_RATE rows/s for `sink_lag_s`, each stamped with clock_timestamp() in
    ms (`ins_ms`, in its transaction); a row's visibility is the time the first Delta version holding it was
    committed (its `_delta_log` file's mtime), read back after the run from the Delta log and the files each version
    added, so the reading never competes with the job.
-4. Check: every Delta table against its source table (row count and sums over key, version, amount and a hash of the
-   name, benchmarks/sinkload.py CHECKSUM); any difference makes the phase FAILED (and the run's exit code 1).
+4. Check: every Delta and Iceberg table against its source table (row count and sums over key, version, amount and a
+   hash of the name, benchmarks/sinkload.py CHECKSUM); any difference makes the phase FAILED (and the run's exit
+   code 1).
 
 The job is used through its public entry only (`python -m spark_sink`, configuration validated with
 `spark_sink.config.from_mapping`), never its own columns. Every Spark program runs in a process group of its own
@@ -101,8 +103,10 @@ class SinkPhase:
             "masters": list(SINK_MASTERS),
             "spark_conf": {m: spark_conf(m) for m in SINK_MASTERS},
             "merge": {},
+            "merge_iceberg": {},
             "append": {},
             "ratio": {},
+            "ratio_iceberg": {},
         }
 
     # -- helpers ---------------------------------------------------------------------------------------------------
@@ -119,7 +123,9 @@ class SinkPhase:
         log.info("sink %s done in %.1f s", label, time.monotonic() - began)
         return out
 
-    def job_document(self, master: str, warehouse: Path, checkpoint: Path, trigger: str) -> dict[str, Any]:
+    def job_document(
+        self, master: str, warehouse: Path, checkpoint: Path, trigger: str, table_format: str = "delta"
+    ) -> dict[str, Any]:
         return {
             "source": {
                 "bootstrap_servers": self.bootstrap,
@@ -130,6 +136,7 @@ class SinkPhase:
             },
             "sink": {
                 "warehouse": str(warehouse),
+                "table_format": table_format,
                 "checkpoint": str(checkpoint),
                 "table_name_template": "{table}",
                 "trigger": trigger,
@@ -191,10 +198,11 @@ class SinkPhase:
             "arrival_events_per_s": round(self.events / max(arrived - began, 1e-3), 1),
         }
 
-    def merge_run(self, master: str) -> dict[str, Any]:
-        run = self.folder / f"merge-{slug(master)}"
-        document = self.job_document(master, run / "warehouse", run / "checkpoint", "available-now")
-        config = self.write_job_config(f"merge-{slug(master)}", document)
+    def merge_run(self, master: str, table_format: str = "delta") -> dict[str, Any]:
+        name = f"merge-{slug(master)}" + ("" if table_format == "delta" else f"-{table_format}")
+        run = self.folder / name
+        document = self.job_document(master, run / "warehouse", run / "checkpoint", "available-now", table_format)
+        config = self.write_job_config(name, document)
         proc = SparkProcess(
             f"spark_sink {master}", [sys.executable, "-m", "spark_sink", "--config", str(config)], run / "job.log"
         ).run_to_end(timeout=600 + self.events / 100)
@@ -377,6 +385,11 @@ class SinkPhase:
                         for m in SINK_MASTERS
                         if self.result["merge"].get(m) is not None
                     }
+                    targets |= {
+                        str(self.folder / f"merge-{slug(m)}-iceberg" / "warehouse"): loaded
+                        for m in SINK_MASTERS
+                        if self.result["merge_iceberg"].get(m) is not None
+                    }
                     if self.result["merge"].get(SINK_MASTERS[-1]) is not None:
                         source = self.folder / f"merge-{slug(SINK_MASTERS[-1])}"
                         self.result["lag"] = self.guard("lag", lambda: self.lag_run(conn, worker, wm, source))
@@ -386,7 +399,7 @@ class SinkPhase:
                     self.result["check"] = check = self.guard("check", lambda: self.check(targets))
                     if check is not None and check["status"] != "PASSED":
                         failed = [w for w, r in check["warehouses"].items() if r["status"] != "PASSED"]
-                        self.errors["sink.check"] = f"FAILED: Delta tables differ from the source in {failed}"
+                        self.errors["sink.check"] = f"FAILED: tables differ from the source in {failed}"
                 for table in self.tables:
                     conn.execute(sql.SQL("DROP TABLE IF EXISTS {}").format(sql.Identifier(table)))
             ok = not any(k == "sink" or k.startswith("sink.") for k in self.errors)
@@ -402,12 +415,19 @@ class SinkPhase:
             log.info("sink: spark_sink MERGE, %s, %d events", master, self.events)
             self.result["merge"][master] = self.guard(f"merge.{master}", functools.partial(self.merge_run, master))
         for master in SINK_MASTERS:
+            log.info("sink: spark_sink MERGE into Iceberg, %s, %d events", master, self.events)
+            run = functools.partial(self.merge_run, master, "iceberg")
+            self.result["merge_iceberg"][master] = self.guard(f"merge_iceberg.{master}", run)
+        for master in SINK_MASTERS:
             log.info("sink: plain append ceiling, %s", master)
             self.result["append"][master] = self.guard(f"append.{master}", functools.partial(self.append_run, master))
         for master in SINK_MASTERS:
             merge, append = self.result["merge"].get(master), self.result["append"].get(master)
             if merge and append:
                 self.result["ratio"][master] = round(merge["events_per_s"] / append["events_per_s"], 3)
+            iceberg = self.result["merge_iceberg"].get(master)
+            if iceberg and append:  # over the same (Delta) append ceiling
+                self.result["ratio_iceberg"][master] = round(iceberg["events_per_s"] / append["events_per_s"], 3)
 
     def connector_config(self) -> dict[str, str]:
         from benchmarks import modes

@@ -91,23 +91,22 @@ def check(args: argparse.Namespace, spark: Any) -> int:
     for warehouse in args.warehouses:
         tables: dict[str, dict[str, str]] = {}
         for table in args.tables.split(","):
-            path = Path(warehouse) / table
-            if not (path / "_delta_log").is_dir():  # no event reached it (or the sink never created it)
+            path, iceberg = Path(warehouse) / table, Path(warehouse) / "default" / table  # Delta; Iceberg (Hadoop)
+            if (iceberg / "metadata").is_dir():
+                frame = spark.read.format("iceberg").load(str(iceberg))
+            elif (path / "_delta_log").is_dir():
+                frame = spark.read.format("delta").load(str(path))
+            else:  # no event reached it (or the sink never created it)
                 tables[table] = dict.fromkeys(FIELDS, "0")
                 continue
             name_hash = F.conv(F.substring(F.md5(F.col("name")), 1, 8), 16, 10).cast("long")
-            row = (
-                spark.read.format("delta")
-                .load(str(path))
-                .agg(
-                    F.count(F.lit(1)),
-                    F.coalesce(F.sum("id"), F.lit(0)),
-                    F.coalesce(F.sum("version"), F.lit(0)),
-                    F.coalesce(F.sum("amount"), F.lit(0)),
-                    F.coalesce(F.sum(name_hash), F.lit(0)),
-                )
-                .first()
-            )
+            row = frame.agg(
+                F.count(F.lit(1)),
+                F.coalesce(F.sum("id"), F.lit(0)),
+                F.coalesce(F.sum("version"), F.lit(0)),
+                F.coalesce(F.sum("amount"), F.lit(0)),
+                F.coalesce(F.sum(name_hash), F.lit(0)),
+            ).first()
             tables[table] = {k: str(v) for k, v in zip(FIELDS, row, strict=True)}
         out[warehouse] = tables
     Path(args.out).write_text(json.dumps(out, indent=1))

@@ -194,3 +194,13 @@ def test_the_sink_verdicts_say_the_ratio_and_the_check() -> None:
     results = _sink_results(600.0, 1_000.0, "PASSED")
     report.derive(results)
     assert all(t["met"] for t in results["targets"])
+
+
+def test_the_iceberg_merge_has_its_own_verdict_over_the_same_append() -> None:
+    results = _sink_results(300.0, 1_000.0, "PASSED")
+    results["sink"]["merge_iceberg"] = {"local[1]": {"events_per_s": 700.0}}
+    results["sink"]["ratio_iceberg"] = {"local[1]": 0.7}
+    report.derive(results)
+    v = {t["id"]: t for t in results["targets"]}
+    assert v["S1"]["met"] is False
+    assert v["S1i"]["met"] is True and v["S1i"]["detail"] == "700 vs 1,000 ev/s = 0.70 (target 0.5)"
