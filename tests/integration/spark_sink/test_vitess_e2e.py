@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from connectors.vitess.vgtid import ShardGtid, Vgtid
-from tests.integration.spark_sink.support import change_events, rows, run_job, topic_sink
+from tests.integration.spark_sink.support import change_events, format_settings, run_job, table_rows, topic_sink
 from tests.integration.vitess.test_vitess_e2e import INT32, NOT_NULL, PRI_KEY, UINT64, VARCHAR
 from tests.vitess_peer import (
     Col,
@@ -83,13 +83,13 @@ class Script:
         return sorted((k, name, big) for k, (name, big) in self.table.items())
 
 
-def table_rows(spark: Any, path: Path) -> list[tuple[int, str | None, str | None]]:
-    return [(r["id"], r["name"], r["big"]) for r in rows(spark, str(path))]
+def sink_rows(spark: Any, config: Any) -> list[tuple[int, str | None, str | None]]:
+    return [(r["id"], r["name"], r["big"]) for r in table_rows(spark, config, "customers")]
 
 
 async def test_vitess_topics_to_delta_across_shards_and_a_replay(
     spark: Any, spark_jars: Path, tmp_path: Path, worker_props: dict[str, str], kafka_bootstrap: str,
-    unique_name: str, vtgate: FakeVtgate,
+    unique_name: str, vtgate: FakeVtgate, table_format: str,
 ) -> None:  # fmt: skip
     p = unique_name
     topic = f"{p}.commerce.customers"
@@ -106,7 +106,8 @@ async def test_vitess_topics_to_delta_across_shards_and_a_replay(
             response(copy_completed()),
         ]
     )  # fmt: skip
-    config = topic_sink(kafka_bootstrap, topic, tmp_path, f"vt_{p}")  # two records per batch: transactions split
+    # two records per batch: transactions split
+    config = topic_sink(kafka_bootstrap, topic, tmp_path, f"vt_{p}", **format_settings(table_format, p))
     connector = {
         "connector.class": "io.debezium.connector.vitess.VitessConnector",
         "database.hostname": "127.0.0.1",
@@ -136,7 +137,7 @@ async def test_vitess_topics_to_delta_across_shards_and_a_replay(
         await vtgate.push(*first)
         await written(3 + 13)  # tombstones not counted
         await asyncio.to_thread(run_job, spark, config)
-        assert table_rows(spark, tmp_path / "wh" / "customers") == script.expected()
+        assert sink_rows(spark, config) == script.expected()
 
         # the connector restarts and the peer sends the last four transactions again (VTGate after a rewind), then
         # new ones: the replay must not move any row back for good
@@ -151,7 +152,7 @@ async def test_vitess_topics_to_delta_across_shards_and_a_replay(
         await vtgate.push(*first[2:], *later)
         await written(3 + 13 + 9 + 3)
     await asyncio.to_thread(run_job, spark, config)
-    assert table_rows(spark, tmp_path / "wh" / "customers") == script.expected()
+    assert sink_rows(spark, config) == script.expected()
     assert script.expected() == [
         (1, "Ann", "1"), (4, "Dee3", "3"), (5, "Cid", None), (10, "Ten2", None), (12, "Twelve", None),
     ]  # fmt: skip

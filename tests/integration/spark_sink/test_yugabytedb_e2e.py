@@ -15,7 +15,7 @@ from typing import Any
 import psycopg
 import pytest
 
-from tests.integration.spark_sink.support import change_events, rows, run_job, topic_sink
+from tests.integration.spark_sink.support import change_events, format_settings, run_job, table_rows, topic_sink
 from tests.integration.yugabytedb.test_yugabytedb_e2e import BIG, employees, yb_config
 from tests.worker_support import running_worker
 
@@ -29,21 +29,20 @@ async def source_rows(conn: psycopg.AsyncConnection[Any], schema: str) -> list[t
     return list(await cur.fetchall())
 
 
-def table_rows(spark: Any, path: Path) -> list[tuple[Any, ...]]:
+def sink_rows(spark: Any, config: Any) -> list[tuple[Any, ...]]:
     return [
         (r["employee_id"], r["employee_name"], r["employee_dept"], r["notes"])
-        for r in rows(spark, str(path), "employee_id")
+        for r in table_rows(spark, config, "employees", "employee_id")
     ]
 
 
 async def test_yboutput_topics_to_delta(
     spark: Any, spark_jars: Path, tmp_path: Path, worker_props: dict[str, str], kafka_bootstrap: str, pg_dsn: str,
-    unique_name: str,
+    unique_name: str, table_format: str,
 ) -> None:  # fmt: skip
     s = unique_name
     topic = f"{s}.{s}.employees"
-    config = topic_sink(kafka_bootstrap, topic, tmp_path, f"yb_{s}")
-    table = tmp_path / "wh" / "employees"
+    config = topic_sink(kafka_bootstrap, topic, tmp_path, f"yb_{s}", **format_settings(table_format, s))
 
     async def written(n: int) -> None:
         await change_events(kafka_bootstrap, topic, n)
@@ -65,7 +64,7 @@ async def test_yboutput_topics_to_delta(
         await conn.execute(f"UPDATE {s}.employees SET employee_dept = 'HR' WHERE employee_id = 1002")
         await written(1 + 2 + 3 + 2 + 2 + 1)  # r; c u; c u u; d c; d c; u (tombstones not counted)
         await asyncio.to_thread(run_job, spark, config)
-        assert table_rows(spark, table) == await source_rows(conn, s)
+        assert sink_rows(spark, config) == await source_rows(conn, s)
 
         # yboutput cannot tell "set to NULL" from "not sent" (both are a null cell): an update to NULL leaves the
         # table's value, as YugabyteDB's own YBExtractNewRecordState leaves the column out
@@ -73,4 +72,4 @@ async def test_yboutput_topics_to_delta(
         await written(1 + 2 + 3 + 2 + 2 + 1 + 1)
         await asyncio.to_thread(run_job, spark, config)
         want = [(i, n, "Dev" if i == 1004 else d, notes) for i, n, d, notes in await source_rows(conn, s)]
-        assert table_rows(spark, table) == want
+        assert sink_rows(spark, config) == want
