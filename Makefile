@@ -55,8 +55,17 @@ fmt: venv
 unit: venv
 	$(PY) -m pytest -m "not integration" -q
 
+# The Spark sink's integration tests (mostly one local Spark JVM's CPU) run in a second pytest process beside the
+# rest (mostly waiting on Kafka, PostgreSQL and Debezium), with a temp folder of their own; their output follows.
+SPARK_TESTS = tests/integration/spark_sink
 test: up lint
-	$(PY) -m pytest -q --durations=15
+	@spark_tmp=$$(mktemp -d); \
+	$(PY) -m pytest -q --durations=15 -p no:cacheprovider --basetemp=$$spark_tmp/t $(SPARK_TESTS) \
+		> $$spark_tmp/log 2>&1 & spark=$$!; \
+	$(PY) -m pytest -q --durations=15 --ignore=$(SPARK_TESTS); rest=$$?; \
+	wait $$spark; spark_rc=$$?; \
+	echo "==== $(SPARK_TESTS) (run beside the tests above) ===="; cat $$spark_tmp/log; rm -rf $$spark_tmp; \
+	test $$rest -eq 0 && test $$spark_rc -eq 0
 
 # a larger generated differential run than make test's: a new seed each time (printed), 2000 rows by default
 differential-generated: up

@@ -355,8 +355,9 @@ def test_a_dropped_column_stays_new_rows_get_null_updates_keep_it_then_it_is_add
 
 @pytest.mark.xfail(
     strict=True,
-    reason="a batch with dates and timestamps of one column needs the plan to convert the older events' dates "
-    "(spark_sink.types.widening.widen_value in planning.plan_table); union_schema refuses it until then",
+    reason="a batch with dates and timestamps of one column needs the older events' dates converted "
+    "(spark_sink.types.widening.widen_value, in the executors' parse of spark_sink/stage/reduce.py); the batch "
+    "summary's union_schema (spark_sink/stage/summary.py) refuses it until then",
 )
 def test_date_to_timestamp_within_one_batch(spark: Any, env: dict[str, Any]) -> None:
     src = Source(env["prefix"], env["kafka"], ["dates"])
