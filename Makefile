@@ -57,15 +57,12 @@ unit: venv
 
 # The Spark sink's integration tests (mostly one local Spark JVM's CPU) run in a second pytest process beside the
 # rest (mostly waiting on Kafka, PostgreSQL and Debezium), with a temp folder of their own; their output follows.
-# Two of their files (their own JVMs as subprocesses, measured to balance the two) run with the rest.
 SPARK_TESTS = tests/integration/spark_sink
-SPARK_WITH_REST = $(SPARK_TESTS)/test_catalog.py $(SPARK_TESTS)/test_cli.py
-SPARK_ALONE = $(filter-out $(SPARK_WITH_REST),$(wildcard $(SPARK_TESTS)/test_*.py))
 test: up lint
 	@spark_tmp=$$(mktemp -d); \
 	$(PY) -m pytest -q --durations=15 -p no:cacheprovider --basetemp=$$spark_tmp/t $(SPARK_TESTS) \
-		$(foreach f,$(SPARK_WITH_REST),--deselect $(f)) > $$spark_tmp/log 2>&1 & spark=$$!; \
-	$(PY) -m pytest -q --durations=15 $(foreach f,$(SPARK_ALONE),--ignore=$(f)); rest=$$?; \
+		> $$spark_tmp/log 2>&1 & spark=$$!; \
+	$(PY) -m pytest -q --durations=15 --ignore=$(SPARK_TESTS); rest=$$?; \
 	wait $$spark; spark_rc=$$?; \
 	echo "==== $(SPARK_TESTS) (run beside the tests above) ===="; cat $$spark_tmp/log; rm -rf $$spark_tmp; \
 	test $$rest -eq 0 && test $$spark_rc -eq 0
