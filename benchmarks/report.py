@@ -210,18 +210,14 @@ SINK_RATIO_TARGET = 0.5  # spark_sink's MERGE rate over the plain-append rate of
 def _sink_targets(results: dict[str, Any]) -> list[dict[str, Any]]:
     sink = results.get("sink") or {}
     out = []
-    for master, x in (sink.get("ratio") or {}).items():
-        merge = _num(dig(sink, "merge", master, "events_per_s")) or 0.0
-        append = _num(dig(sink, "append", master, "events_per_s")) or 0.0
-        detail = f"{merge:,.0f} vs {append:,.0f} ev/s = {x:.2f} (target {SINK_RATIO_TARGET})"
-        text = f"spark_sink MERGE ≥ {SINK_RATIO_TARGET} of the plain Delta append (events/s)"
-        out.append(_verdict("S1", f"sink {master}", text, x, x >= SINK_RATIO_TARGET, detail))
-    for master, x in (sink.get("ratio_iceberg") or {}).items():
-        merge = _num(dig(sink, "merge_iceberg", master, "events_per_s")) or 0.0
-        append = _num(dig(sink, "append", master, "events_per_s")) or 0.0
-        detail = f"{merge:,.0f} vs {append:,.0f} ev/s = {x:.2f} (target {SINK_RATIO_TARGET})"
-        text = f"spark_sink MERGE into Iceberg ≥ {SINK_RATIO_TARGET} of the plain Delta append (events/s)"
-        out.append(_verdict("S1i", f"sink {master}", text, x, x >= SINK_RATIO_TARGET, detail))
+    runs = (("S1", "", "merge", "ratio"), ("S1i", " into Iceberg", "merge_iceberg", "ratio_iceberg"))
+    for target, into, merge_key, ratio_key in runs:  # each MERGE over the same plain Delta append
+        for master, x in (sink.get(ratio_key) or {}).items():
+            merge = _num(dig(sink, merge_key, master, "events_per_s")) or 0.0
+            append = _num(dig(sink, "append", master, "events_per_s")) or 0.0
+            detail = f"{merge:,.0f} vs {append:,.0f} ev/s = {x:.2f} (target {SINK_RATIO_TARGET})"
+            text = f"spark_sink MERGE{into} ≥ {SINK_RATIO_TARGET} of the plain Delta append (events/s)"
+            out.append(_verdict(target, f"sink {master}", text, x, x >= SINK_RATIO_TARGET, detail))
     check = sink.get("check")
     if check:
         diffs = [f"{w}: {'; '.join(r['differences'][:3])}" for w, r in check["warehouses"].items() if r["differences"]]

@@ -40,7 +40,7 @@ class TableRef:
 
 @dataclass(frozen=True)
 class Maintenance:
-    """One scheduled maintenance statement and how the table's history shows its last run."""
+    """One scheduled maintenance statement, and how the log line names it."""
 
     statement: str
     label: str  # for the log line
@@ -127,10 +127,6 @@ class TableFormat:
         """A context whose writes to `ref` commit at most once per (`app_id`, `batch_id`); it yields False when
         that batch's write is already committed (then write nothing)."""
         raise NotImplementedError
-
-    def exact_counts(self) -> bool:
-        """Whether a MERGE reports inserted/updated/deleted rows."""
-        return True
 
     # -- maintenance -------------------------------------------------------------------------------------------
     def maintenance(self, ref: TableRef, operation: str, now_ms: int) -> Maintenance:

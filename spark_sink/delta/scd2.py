@@ -43,5 +43,4 @@ def merge_staged(target: str, staged: DataFrame, names: Sequence[str], keys: Seq
         statement.update(f"s.{ACTION} = 'close'", {VALID_TO: f"s.{VALID_TO}", IS_CURRENT: "false"}),
         statement.insert(f"s.{ACTION} = 'insert'", insert),
     ]
-    counts = statement.merge(target, staged, on, clauses)
-    return MergeCounts(inserted=counts.inserted, updated=counts.updated, exact=counts.exact)
+    return statement.merge(target, staged, on, clauses)  # no delete clause: deleted stays 0

@@ -177,9 +177,6 @@ class IcebergFormat(TableFormat):
             return -1
         return -1 if row is None or row["b"] is None else int(row["b"])
 
-    def exact_counts(self) -> bool:
-        return False
-
     # -- maintenance -------------------------------------------------------------------------------------------
     def maintenance(self, ref: TableRef, operation: str, now_ms: int) -> Maintenance:
         procedure = f"{q(self.catalog)}.system"
