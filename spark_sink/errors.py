@@ -16,6 +16,10 @@ class SinkError(RuntimeError):
 
 
 def first_line(error: BaseException) -> str:
-    """An error as one log/dead-letter line: its type and the first line of its message."""
-    text = str(error).strip()
-    return f"{type(error).__name__}: {text.splitlines()[0] if text else ''}"
+    """An error as one log/dead-letter line: its type and the first line of its message. A Java error reached
+    through py4j ("An error occurred while calling o74.sql." then ": <Java exception>: <message>") is named by its
+    Java exception and message instead: the first line alone says nothing."""
+    lines = str(error).strip().splitlines()
+    if len(lines) > 1 and lines[0].startswith("An error occurred while calling") and lines[1].startswith(": "):
+        return f"{type(error).__name__}: {lines[1][2:]}"
+    return f"{type(error).__name__}: {lines[0] if lines else ''}"

@@ -94,3 +94,21 @@ def test_decoded_rows_carry_each_schema_once_per_task() -> None:
     assert rows.take()["schema"] == [None]  # sent once per task, not once per Arrow batch
     types = {f.name: f.dataType.simpleString() for f in spark_schema().fields}
     assert types["collections"] == "map<string,bigint>" and types["unavailable"] == "array<string>"
+
+
+def test_first_line_names_the_java_exception_behind_a_py4j_error() -> None:
+    from spark_sink.errors import first_line
+
+    class Py4JJavaError(Exception):  # the shape of py4j's message; the real class needs a gateway to build
+        pass
+
+    text = (
+        "An error occurred while calling o74.sql.\n"
+        ": org.apache.spark.sql.delta.DeltaRuntimeException: [DELTA_X] The MERGE failed.\n"
+        "\tat org.apache.spark.sql.delta.DeltaErrors..."
+    )
+    assert first_line(Py4JJavaError(text)) == (
+        "Py4JJavaError: org.apache.spark.sql.delta.DeltaRuntimeException: [DELTA_X] The MERGE failed."
+    )
+    assert first_line(ValueError("first\nsecond")) == "ValueError: first"
+    assert first_line(ValueError("")) == "ValueError: "
