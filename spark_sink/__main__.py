@@ -59,6 +59,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--scd2", action="store_true", default=None)
     p.add_argument("--dead-letter-path")
     p.add_argument("--fail-fast", action="store_true", default=None)
+    p.add_argument(
+        "--table-parallelism", type=int, help="tables of a micro-batch applied at once (default 4; 1: one by one)"
+    )
     p.add_argument("--trigger", help="available-now | once | processing-time=<interval>")
     p.add_argument("--transaction-consistent", action="store_true", default=None)
     p.add_argument("--transaction-topic")
@@ -104,6 +107,7 @@ def overrides(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
             "scd2": args.scd2,
             "dead_letter_path": args.dead_letter_path,
             "fail_fast": args.fail_fast,
+            "table_parallelism": args.table_parallelism,
             "trigger": args.trigger,
             "transaction_consistent": args.transaction_consistent,
             "transaction_topic": args.transaction_topic,

@@ -22,6 +22,7 @@ delete_mode = "hard"                         # hard | soft (_deleted, _deleted_a
 scd2 = false                                 # history tables (valid_from, valid_to, is_current)
 dead_letter_path = "/data/delta/_dead_letter"
 fail_fast = false
+table_parallelism = 4                        # tables of a micro-batch applied at once (keyless ones: one by one)
 trigger = "available-now"                    # available-now | once | processing-time=<interval>
 unavailable_value_placeholder = "__debezium_unavailable_value"
 variable_scale = 18                          # scale of PG `numeric` without precision
@@ -154,6 +155,7 @@ class SinkConfig:
     scd2: bool = False
     dead_letter_path: str | None = None
     fail_fast: bool = False
+    table_parallelism: int = 4  # tables of a micro-batch applied at once (driver threads; spark_sink/stage/apply.py)
     trigger: str = "available-now"
     unavailable_value_placeholder: str = "__debezium_unavailable_value"
     variable_scale: int = 18
@@ -308,6 +310,8 @@ class SinkConfig:
             problems.append("sink.trigger must be available-now, once or processing-time=<interval>")
         if self.max_offsets_per_trigger is not None and self.max_offsets_per_trigger <= 0:
             problems.append("source.max_offsets_per_trigger must be positive")
+        if self.table_parallelism < 1:
+            problems.append("sink.table_parallelism must be at least 1 (1: one table after the other)")
         for name in ("delete_ledger_retention", "optimize_interval", "vacuum_interval", "vacuum_retention"):
             value = getattr(self, name)
             if value is not None and (not isinstance(value, str) or not RETENTION_RE.match(value)):
@@ -413,6 +417,7 @@ _SECTIONS: dict[str, dict[str, str]] = {
             "scd2",
             "dead_letter_path",
             "fail_fast",
+            "table_parallelism",
             "trigger",
             "unavailable_value_placeholder",
             "variable_scale",

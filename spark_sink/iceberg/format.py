@@ -26,6 +26,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import threading
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from typing import Any
@@ -62,6 +63,7 @@ class IcebergFormat(TableFormat):
         self.database = config.database or DEFAULT_DATABASE
         self._own_catalog = False
         self._namespace_ready = False
+        self._namespace_lock = threading.Lock()  # tables of a batch are created side by side
 
     # -- naming ------------------------------------------------------------------------------------------------
     def prepare_session(self, spark: SparkSession) -> None:
@@ -106,9 +108,10 @@ class IcebergFormat(TableFormat):
         properties: Mapping[str, str],
         partition_columns: Sequence[str],
     ) -> None:
-        if not self._namespace_ready:
-            spark.sql(f"CREATE NAMESPACE IF NOT EXISTS {q(self.catalog)}.{q(self.database)}")
-            self._namespace_ready = True
+        with self._namespace_lock:
+            if not self._namespace_ready:
+                spark.sql(f"CREATE NAMESPACE IF NOT EXISTS {q(self.catalog)}.{q(self.database)}")
+                self._namespace_ready = True
         columns = ", ".join(f"{q(f.name)} {evolution.ddl(spark, f.dataType)}" for f in schema.fields)
         statement = f"CREATE TABLE IF NOT EXISTS {ref.sql} ({columns}) USING iceberg"
         if partition_columns:

@@ -1,5 +1,6 @@
 """The foreachBatch handler: decode on the executors → summarize → plan and check every table on the driver →
-reduce and MERGE table by table on the executors → dead letters → published cut → metrics.
+reduce and MERGE on the executors, up to `table_parallelism` tables at once (spark_sink/stage/side_by_side.py) →
+dead letters → published cut → metrics.
 
 The contract is spark_sink/batch.py's (whose shared steps it extends): nothing is written before every table of the
 batch has been checked, a table that fails goes whole to the dead letter (or fails the batch under fail_fast),
@@ -15,6 +16,7 @@ from typing import Any
 from pyspark import StorageLevel
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
+from pyspark.util import inheritable_thread_target
 
 from spark_sink.batch import BATCH_END, BatchSteps, _Prepared
 from spark_sink.delta import dead_letter, merge, multiset, scd2, statement, watermark
@@ -22,7 +24,7 @@ from spark_sink.delta.tables import IS_DELETE, NULL_TS, IncompatibleTableError, 
 from spark_sink.errors import SPARK_ERRORS
 from spark_sink.metrics import BatchMetrics, TableMetrics
 from spark_sink.planning import TablePlan
-from spark_sink.stage import history, reduce
+from spark_sink.stage import history, reduce, side_by_side
 from spark_sink.stage.decode import EVENT, FAILURE, DecodeStage, spark_schema
 from spark_sink.stage.summary import BatchSummary, TableSummary, summarize
 from spark_sink.stage.transactions import HeldTransactions
@@ -73,8 +75,14 @@ class BatchProcessor(BatchSteps):
             letters.append(dead_letter.letters_of(events_of(table), F.lit(table), "plan", F.lit(reason)))
             metrics.tables.append(TableMetrics(table, events=n, dead_letters=n, error=reason))
         plans = [_plan(t) for t in summary.tables]
-        for p in self._check_all(plans, metrics, reject):
-            metrics.tables.append(self._apply_table(p, by_table[p.plan.table], decoded, batch_id, reject))
+        applied = side_by_side.run_all(
+            self._check_all(plans, metrics, reject),
+            lambda p: self._apply_table(p, by_table[p.plan.table], decoded, batch_id, reject),
+            self.config.table_parallelism,
+            alone=lambda p: p.plan.keyless,  # their MERGE's at-most-once rides on session settings
+            carry=inheritable_thread_target(decoded.sparkSession),  # the batch's Spark local properties and tags
+        )
+        metrics.tables.extend(applied)
         if letters:
             dead_letter.write_frames(self.spark, self.config.dead_letter, self._idempotence_id(), batch_id, letters)
         metrics.dead_letters = summary.failures + sum(t.dead_letters for t in metrics.tables)

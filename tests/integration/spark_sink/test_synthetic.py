@@ -286,7 +286,7 @@ def test_crash_mid_batch_then_restart_neither_loses_nor_double_applies(spark: An
         pass
 
     def crash_on_trunc(batch_id: int, table: str) -> None:
-        if table == "trunc":  # "soft" (sorted first) is already merged: the batch is half-applied
+        if table == "trunc":  # "soft" runs to its end beside it (side_by_side.py): the batch is half-applied
             raise Crash("simulated kill in the middle of a batch")
 
     from pyspark.errors import StreamingQueryException
@@ -303,3 +303,29 @@ def test_crash_mid_batch_then_restart_neither_loses_nor_double_applies(spark: An
         assert trunc_m.inserted == 3
     assert [r["v"] for r in table_rows(spark, config, "soft")] == ["v1", "v2", "v3"]
     assert [r["v"] for r in table_rows(spark, config, "trunc")] == ["v1", "v2", "v3"]
+
+    # ---- a table failing inside a group applied side by side (default table_parallelism): the others still land,
+    # its events go to the dead letter at the "apply" stage with the reason, and the batch commits ----------------
+    loose = t["loose"]
+    for i in range(4, 6):
+        row = {"id": i, "v": f"v{i}"}
+        for table in (soft, trunc, loose):
+            kafka.send(table.topic, table.key_bytes(row), table.value_bytes("c", 200 + i, row))
+    kafka.flush()
+
+    def trunc_fails(batch_id: int, table: str) -> None:
+        if table == "trunc":
+            raise ValueError("trunc cannot be applied")
+
+    assert config.table_parallelism > 1
+    m = run_job(spark, config, fault=trunc_fails).history[-1]
+    assert [(tm.table, tm.error, tm.dead_letters) for tm in m.tables] == [
+        ("loose", None, 0),
+        ("soft", None, 0),
+        ("trunc", "ValueError: trunc cannot be applied", 2),
+    ]
+    assert [r["v"] for r in table_rows(spark, config, "soft")] == ["v1", "v2", "v3", "v4", "v5"]
+    assert [r["v"] for r in table_rows(spark, config, "loose")] == ["v4", "v5"]
+    assert [r["v"] for r in table_rows(spark, config, "trunc")] == ["v1", "v2", "v3"]
+    dead = [d for d in rows(spark, str(setup["wh"] / "_dead_letter"), "offset") if d["table"] == "trunc"]
+    assert [(d["stage"], d["reason"]) for d in dead] == [("apply", "ValueError: trunc cannot be applied")] * 2

@@ -113,7 +113,7 @@ def test_split_transaction_is_applied_whole_across_batches_and_restarts(spark: A
     kafka.flush()
 
     def kill_before_orders(batch_id: int, name: str) -> None:
-        if name == "orders":  # "lines" (sorted first) is already merged
+        if name == "orders":  # "lines" runs to its end beside it (spark_sink/stage/side_by_side.py)
             raise Crash("killed between the tables of a batch")
 
     with pytest.raises(StreamingQueryException, match="killed between"):

@@ -129,3 +129,19 @@ def test_delete_ledger_retention() -> None:
     for bad in ("0 days", "7", "2 weeks", "-1 days"):
         with pytest.raises(ConfigError, match="delete_ledger_retention"):
             from_mapping({**base, "sink": {**sink, "delete_ledger_retention": bad}})
+
+
+def test_table_parallelism(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    sink: dict[str, Any] = {"warehouse": "/w", "checkpoint": "/c"}
+    base: dict[str, Any] = {"source": {"bootstrap_servers": "k:9092", "topics": ["t"]}, "sink": sink}
+    assert from_mapping(base).table_parallelism == 4
+    assert from_mapping({**base, "sink": {**sink, "table_parallelism": 1}}).table_parallelism == 1
+    for bad in (0, -2):
+        with pytest.raises(ConfigError, match="table_parallelism must be at least 1"):
+            from_mapping({**base, "sink": {**sink, "table_parallelism": bad}})
+    with pytest.raises(ConfigError, match="table_parallelism must be an integer"):
+        from_mapping({**base, "sink": {**sink, "table_parallelism": "many"}})
+    flags = ["--bootstrap-servers", "k:9092", "--topics", "t", "--warehouse", "/w", "--checkpoint", "/c"]
+    assert main([*flags, "--table-parallelism", "2", "--check"]) == 0
+    assert json.loads(capsys.readouterr().out)["table_parallelism"] == 2
+    assert main([*flags, "--table-parallelism", "0", "--check"]) == 2
