@@ -155,7 +155,7 @@ class SinkConfig:
     scd2: bool = False
     dead_letter_path: str | None = None
     fail_fast: bool = False
-    table_parallelism: int = 4  # tables of a micro-batch applied at once (driver threads; spark_sink/stage/apply.py)
+    table_parallelism: int = 4  # tables of a batch applied at once (threads; spark_sink/stage/side_by_side.py)
     trigger: str = "available-now"
     unavailable_value_placeholder: str = "__debezium_unavailable_value"
     variable_scale: int = 18

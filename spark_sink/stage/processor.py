@@ -11,10 +11,11 @@ job's throughput grows with its executors. Transaction-consistent mode holds and
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from pyspark import StorageLevel
-from pyspark.sql import DataFrame
+from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.util import inheritable_thread_target
 
@@ -80,7 +81,7 @@ class BatchProcessor(BatchSteps):
             lambda p: self._apply_table(p, by_table[p.plan.table], decoded, batch_id, reject),
             self.config.table_parallelism,
             alone=lambda p: p.plan.keyless,  # their MERGE's at-most-once rides on session settings
-            carry=inheritable_thread_target(decoded.sparkSession),  # the batch's Spark local properties and tags
+            carry=_carry(decoded.sparkSession),
         )
         metrics.tables.extend(applied)
         if letters:
@@ -164,6 +165,14 @@ class BatchProcessor(BatchSteps):
             if source is not None:
                 source.unpersist()
         return tm
+
+
+def _carry(session: SparkSession) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """What carries the batch's Spark local properties and session tags into the table threads, taken now (at the
+    batch's start). Without pinned threads (PYSPARK_PIN_THREAD=false) PySpark has nothing to carry and hands its
+    argument back: the work then runs as it is."""
+    wrapper: Any = inheritable_thread_target(session)
+    return (lambda work: work) if wrapper is session else wrapper
 
 
 def _plan(t: TableSummary) -> TablePlan:

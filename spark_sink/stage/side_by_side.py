@@ -39,18 +39,13 @@ def run_all(
     if parallelism <= 1 or len(items) <= 1:
         return [work(item) for item in items]
     shared = [i for i, item in enumerate(items) if not alone(item)]
-    results: dict[int, Result] = {}
-    if shared:
-        results.update(_concurrently([items[i] for i in shared], shared, carry(work), parallelism))
-    for i, item in enumerate(items):
-        if i not in results:
-            results[i] = work(item)
-    return [results[i] for i in range(len(items))]
+    results = dict(zip(shared, _concurrently([items[i] for i in shared], carry(work), parallelism), strict=True))
+    return [results[i] if i in results else work(item) for i, item in enumerate(items)]  # the alone ones, in order
 
 
-def _concurrently(
-    items: Sequence[Item], indexes: Sequence[int], work: Callable[[Item], Result], parallelism: int
-) -> dict[int, Result]:
+def _concurrently(items: Sequence[Item], work: Callable[[Item], Result], parallelism: int) -> list[Result]:
+    if not items:
+        return []
     with ThreadPoolExecutor(max_workers=min(parallelism, len(items)), thread_name_prefix="spark_sink_table") as pool:
         futures: list[Future[Result]] = [pool.submit(work, item) for item in items]
     # (leaving the pool waited for every item)
@@ -58,4 +53,4 @@ def _concurrently(
         error = f.exception()
         if error is not None:
             raise error
-    return {i: f.result() for i, f in zip(indexes, futures, strict=True)}
+    return [f.result() for f in futures]

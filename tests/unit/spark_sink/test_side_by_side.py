@@ -108,3 +108,12 @@ def test_work_on_other_threads_is_wrapped_by_carry() -> None:
     assert sorted(marks) == ["a", "b"]  # the alone item runs on the calling thread
     marks.clear()
     assert run_all(["a", "b"], str.upper, 1, carry=carry) == ["A", "B"] and marks == []
+
+
+def test_without_pinned_threads_the_batch_carries_nothing() -> None:
+    """No JVM here, as with PYSPARK_PIN_THREAD=false: PySpark's inheritable_thread_target hands the session back,
+    which must not become the work's wrapper."""
+    from spark_sink.stage.processor import _carry
+
+    session: Any = object()
+    assert _carry(session)(str.upper) is str.upper
