@@ -48,6 +48,7 @@ from connectors.postgres.replication import (
     SnapshotAction,
     fetch_slot_info,
 )
+from tests.worker_support import wait_for
 
 pytestmark = pytest.mark.integration
 
@@ -161,7 +162,12 @@ async def test_temporary_two_phase_slot(pg_dsn: str, unique_name: str, sql: psyc
         await repl.create_slot(unique_name + "_s", "pgoutput", temporary=True, two_phase=True)
         info = await fetch_slot_info(sql, unique_name + "_s")
         assert info is not None and info.temporary
-    assert await fetch_slot_info(sql, unique_name + "_s") is None  # gone with its session
+
+    # gone with its session: the server drops the slot as the backend exits, which is after our socket closes
+    async def slot_gone() -> bool:
+        return await fetch_slot_info(sql, unique_name + "_s") is None
+
+    await wait_for(slot_gone, timeout=10.0)
 
 
 # -- pgoutput protocol 1 ----------------------------------------------------------------------------------
