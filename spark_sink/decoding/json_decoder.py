@@ -16,27 +16,52 @@ from spark_sink.types.registry import ConversionError
 
 SchemasMode = Literal["auto", "true", "false"]
 _ENVELOPE_KEYS = frozenset({"schema", "payload"})
+_SCHEMA_AT, _PAYLOAD_AT = '{"schema":', ',"payload":'
+_JSON = json.JSONDecoder(parse_float=Decimal)
 
 
 class JsonDecoder:
+    """The envelope's schema is most of a record's bytes and the same for every record of a topic while the table
+    keeps its columns: per topic and side (key, value) the decoder remembers the bytes an envelope starts with,
+    `{"schema":<schema>,"payload":`, with the parsed schema, and a record that starts with exactly them has its
+    payload parsed alone. (A JSON value ends where it ends, so a record starting with those bytes holds that schema;
+    anything else after the payload than the closing brace fails the short parse and takes the whole one.)"""
+
     def __init__(self, reader: EnvelopeReader, schemas: SchemasMode = "auto") -> None:
         self.reader = reader
         self.schemas = schemas
         self._schemas: dict[str, ConnectSchema] = {}
+        self._heads: dict[tuple[str, bool], tuple[bytes, ConnectSchema | None]] = {}
 
     def decode(self, record: RawRecord) -> Decoded:
         try:
             if record.value is None:
                 return self.reader.read(record, None, None, None, None)
-            value_schema, payload = self._split(_loads(record.value, "value"))
+            value_schema, payload = self._envelope(record.topic, False, record.value)
             key_schema, key_payload = (None, None)
             if record.key is not None:
-                key_schema, key_payload = self._split(_loads(record.key, "key"))
+                key_schema, key_payload = self._envelope(record.topic, True, record.key)
             return self.reader.read(record, value_schema, payload, key_schema, key_payload)
         except (ValueError, SchemaError, ConversionError, TypeError, KeyError) as e:
             return DecodeFailure(record, f"{type(e).__name__}: {e}")
 
+    def _envelope(self, topic: str, is_key: bool, data: bytes) -> tuple[ConnectSchema | None, Any]:
+        head = self._heads.get((topic, is_key)) if self.schemas != "false" else None
+        if head is not None and data.startswith(head[0]) and data.endswith(b"}"):
+            try:
+                return head[1], json.loads(data[len(head[0]) : -1], parse_float=Decimal)
+            except ValueError:
+                pass  # not the bare envelope after all: the whole parse below says what it is
+        obj = _loads(data, "key" if is_key else "value")
+        schema, payload = self._split(obj)
+        if payload is not obj:  # read as an envelope: remember how it starts
+            start = _head(data)
+            if start is not None:
+                self._heads[(topic, is_key)] = (start, schema)
+        return schema, payload
+
     def _split(self, obj: Any) -> tuple[ConnectSchema | None, Any]:
+        """(schema, payload) of an envelope; (None, obj) for anything read as a bare payload."""
         enveloped = isinstance(obj, dict) and obj.keys() == _ENVELOPE_KEYS
         if self.schemas == "true" and not enveloped:
             raise ValueError('JsonConverter with schemas.enable requires "schema" and "payload" fields')
@@ -51,6 +76,18 @@ class JsonDecoder:
             schema = parse_schema(raw_schema)
             self._schemas[cache_key] = schema
         return schema, obj["payload"]
+
+
+def _head(data: bytes) -> bytes | None:
+    """The bytes `{"schema":<schema>,"payload":` an enveloped record starts with, None if it does not."""
+    if not data.startswith(_SCHEMA_AT.encode()):
+        return None
+    text = data.decode("utf-8")
+    try:
+        _, end = _JSON.raw_decode(text, len(_SCHEMA_AT))
+    except ValueError:
+        return None
+    return text[: end + len(_PAYLOAD_AT)].encode("utf-8") if text.startswith(_PAYLOAD_AT, end) else None
 
 
 def _loads(data: bytes, what: str) -> Any:

@@ -212,3 +212,34 @@ def test_transaction_topic_and_heartbeats() -> None:
     assert marker.commit_lsn == 22183064
     beat = decode(RawRecord("__debezium-heartbeat.dbserver1", 0, 0, b'{"serverName":"dbserver1"}', b'{"ts_ms":1}'))
     assert isinstance(beat, Skipped) and beat.reason == "heartbeat"
+
+
+def compact(obj: Any) -> bytes:
+    return json.dumps(obj, separators=(",", ":")).encode()  # as JsonConverter writes them
+
+
+def test_a_kept_decoder_reads_every_record_as_a_fresh_one_does() -> None:
+    """The envelope head a decoder remembers per topic (`{"schema":…,"payload":`) never changes a result: records
+    after it with the same schema, another schema, extra top-level fields, a broken payload and a null schema decode
+    as a new decoder decodes each one alone."""
+    fields: list[Any] = list(ENVELOPE["fields"])  # type: ignore[call-overload]
+    wider = {**ENVELOPE, "fields": [*fields, {"field": "extra", "type": "string", "optional": True}]}
+    value = {"schema": ENVELOPE, "payload": envelope("c")}
+    head = compact({"schema": ENVELOPE, "payload": None})[: -len(b"null}")]
+    values = [
+        compact(value),
+        compact({"schema": ENVELOPE, "payload": envelope("u", after=dict(AFTER, id=3))}),
+        compact({"schema": wider, "payload": envelope("c", after=dict(AFTER, extra="x"))}),
+        compact(value),
+        compact({**value, "more": 1}),  # the same head, then something besides the payload
+        head + b'{"op":"c"',  # the same head, then a payload that does not end
+        head + compact(envelope("c")) + b"}",  # the head, a payload, one brace too many
+        compact({"schema": None, "payload": envelope("c")}),
+    ]
+    key = compact({"schema": KEY_SCHEMA, "payload": {"id": 2}})
+    kept = decoder_for("json", schemas="auto", placeholder=PH)
+    for offset, raw_value in enumerate(values):
+        raw = RawRecord("dbserver1.public.customers", 0, offset, key, raw_value)
+        fresh = decoder_for("json", schemas="auto", placeholder=PH).decode(raw)
+        assert kept.decode(raw) == fresh, raw_value
+    assert isinstance(kept.decode(RawRecord("dbserver1.public.customers", 0, 9, key, values[2])), ChangeEvent)
