@@ -3,10 +3,10 @@ ledger and dead-letter identity, fail-fast, the published cut, table administrat
 
 Nothing is written before every table of the batch has been checked against its table (Delta or Iceberg), so an
 incompatible schema change fails the batch (fail-fast) or dead-letters that table's events (default) without
-half-applying it. Each table's changes land in one MERGE (one commit), plus one commit of its delete ledger when the
-batch deletes or truncates. A batch replayed after a crash re-applies harmlessly: the position guard and the delete
-ledger skip what was already applied, and the dead-letter append and the transaction state are idempotent per batch
-id.
+half-applying it. Each table's changes land in one MERGE (one commit); the delete ledger of all the batch's tables
+takes one more commit (spark_sink/delta/deletes.py). A batch replayed after a crash re-applies harmlessly: the
+position guard and the delete ledger skip what was already applied, and the ledger and dead-letter appends and the
+transaction state are idempotent per batch id.
 """
 
 from __future__ import annotations
@@ -82,6 +82,7 @@ class BatchSteps:
         self._cut: published.Cut | None = None  # the newest published cut (transaction-consistent mode)
         self.format = table_format.for_config(config)  # Delta or Iceberg tables (spark_sink/table_format.py)
         self.format.prepare_session(spark)
+        self.ledger = deletes.DeleteLedger(spark, config.delete_ledger_path, config.legacy_delete_ledger_path)
         # catalog names, layouts, scheduled maintenance (spark_sink/table_admin.py), when the config asks for them
         self.admin = TableAdmin(spark, config, self.format) if config.manages_tables else None
 
@@ -124,11 +125,6 @@ class BatchSteps:
         """Delete-ledger entries of deletes older than this (source time) are forgotten (`delete_ledger_retention`)."""
         retention = self.config.delete_ledger_retention_ms
         return None if retention is None else int(self.clock() * 1000) - retention
-
-    def _ledger(self, p: _Prepared) -> deletes.DeleteLedger:
-        return deletes.DeleteLedger(
-            self.spark, self.config.delete_ledger_path(p.plan.table), self._key_fields(p), self._expire_before_ms()
-        )
 
     def _apply_failed(self, table: str, batch_id: int, error: Exception) -> str:
         """The reason a table's batch could not be applied (raised under fail_fast, else logged)."""

@@ -257,8 +257,13 @@ class SinkConfig:
         """The applied-through watermark of a table without a primary key (spark_sink/delta/watermark.py)."""
         return join_path(self.warehouse, "_cdc_watermarks", table)
 
-    def delete_ledger_path(self, table: str) -> str:
-        """Where the hard-delete ledger of `table` lives (see spark_sink/delta/deletes.py)."""
+    @property
+    def delete_ledger_path(self) -> str:
+        """Where the hard-delete ledger of every table lives (see spark_sink/delta/deletes.py)."""
+        return join_path(self.warehouse, "_cdc_ledger")
+
+    def legacy_delete_ledger_path(self, table: str) -> str:
+        """Where the earlier layout kept the ledger of `table` (imported into the one above, then removed)."""
         return join_path(self.warehouse, "_cdc_deletes", table)
 
     @property

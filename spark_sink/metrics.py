@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 class TableMetrics:
     table: str
     events: int = 0
-    changes: int = 0  # after keeping the last change per key
+    changes: int = 0  # distinct keys among the changes (SCD2: the changes)
     inserted: int = 0
     updated: int = 0
     deleted: int = 0

@@ -1,39 +1,50 @@
-"""The delete ledger of one table: the source positions of what hard deletes and truncates removed, so a replayed
-older insert or update cannot bring a removed row back.
+"""The delete ledger: the source positions of what hard deletes and truncates removed, so a replayed older insert or
+update cannot bring a removed row back.
 
 The MERGE guard compares an event with the position stored in its row; a hard delete removes the row and the guard
-with it. The ledger keeps it instead: one entry per deleted key (the key columns, typed as in the table, and the
-delete's position columns), and one watermark row per table (`_cdc_truncate = true`, null keys) with the newest
-truncate's position. `guard` drops from a batch's changes every insert/update that is not newer than its key's entry
-and than the watermark; deletes always pass (the row guard handles them). Soft-delete tables keep their rows, so they
-use only the watermark (a truncate removes rows the batch never wrote: an insert older than a truncate of the same
-batch is dropped by the plan, and its replay would otherwise be inserted later).
+with it. The ledger keeps it instead. It is one Delta table for every table the sink writes
+(`<warehouse>/_cdc_ledger`, partitioned by `_cdc_table`), written once per micro-batch by a blind append (no MERGE,
+one commit for all the batch's tables, at most once per batch id: Delta's `txnAppId`/`txnVersion` writer options),
+and compacted every COMPACT_EVERY batches. Its items:
+- `d`: a key was deleted at a position; `c`: a key with a recorded delete came back at a newer position (an insert or
+  update newer than the delete), so the delete no longer guards anything the row's own guard does not;
+- `t`: the table was truncated at a position (no key).
+A key is the JSON text of the table's key columns (`_cdc_key`) with the Spark type it was written with
+(`_cdc_key_type`): a key column the table later widens (int → bigint, decimal scale growth, date → timestamp_ntz …)
+is read back as its old type and cast to the new one, so older entries keep matching whatever text the new type
+prints.
 
-Pruning, exact: a truncate drops every entry older than it (the watermark covers them); the ledger MERGE of a batch
-with deletes also drops the entries of keys re-inserted by a newer change (the row's own guard covers them again:
-every later replay is older than the row). Entries of keys that stay deleted stay, a few bytes each, until
-`sink.delete_ledger_retention` (by the delete's source time) expires them in the next ledger write: a replay older
-than the retention could then bring such a row back, so choose it longer than any replay (worker offsets lost,
-topics re-read from the start).
+`guard` drops from a batch's changes of a table every insert/update that is not newer than its key's newest delete
+(unless the key came back since) and than the newest truncate; deletes always pass (the row guard handles them).
+Soft-delete tables keep their rows, so they only ever have truncate items. Entries of deletes older (by source
+time) than `sink.delete_ledger_retention` stop guarding at once and are dropped at the next compaction: a replay
+older than the retention could then bring such a row back, so choose it longer than any replay.
 
-Crash safety: the table's MERGE commits before the ledger's; a batch killed in between is replayed whole and records
-the same positions again (both writes are idempotent). The ledger lives at `<warehouse>/_cdc_deletes/<table>`:
-drop it together with its table.
+Compaction (exact): per key only its newest item is kept, and none when that is a `c` or when the table's newest
+truncate is newer; per table the newest truncate; expired entries go. It rewrites the partitions of the tables the
+job has written since it started (`replaceWhere`), so jobs that write other tables of the same warehouse never
+conflict with it; a failed compaction is logged and tried again COMPACT_EVERY batches later (nothing is lost).
+
+Crash safety: a table's MERGE commits before the batch's ledger append; a batch killed in between is replayed whole
+and appends the same items (its deletes pass the guard again). A ledger of the earlier layout (one Delta table per
+table at `<warehouse>/_cdc_deletes/<table>`) is imported the first time the job meets its table, then removed.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Sequence
+import json
+import logging
+import threading
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from delta.tables import DeltaTable
-from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from spark_sink.delta import order
-from spark_sink.delta.format import TYPE_WIDENING
 from spark_sink.delta.tables import (
     IS_DELETE,
     SOURCE_TS,
@@ -41,146 +52,293 @@ from spark_sink.delta.tables import (
     create_table,
     position_values,
     q,
+    sql_string,
 )
 from spark_sink.position import SourcePosition
-from spark_sink.spark_types import same_type
 
-TRUNCATE = "_cdc_truncate"
-META = [
-    *[T.StructField(c, T.LongType(), False) for c in order.COLUMNS],
-    T.StructField(SOURCE_TS, T.TimestampType(), True),
-    T.StructField(TRUNCATE, T.BooleanType(), False),
-]
-META_NAMES = frozenset(f.name for f in META)
+log = logging.getLogger("spark_sink")
+
+TABLE, KEY, KEY_TYPE, KIND = "_cdc_table", "_cdc_key", "_cdc_key_type", "_cdc_kind"
+DELETED, REVIVED, TRUNCATED = "d", "c", "t"
+SCHEMA = T.StructType(
+    [
+        T.StructField(TABLE, T.StringType(), False),
+        T.StructField(KEY, T.StringType(), True),
+        T.StructField(KEY_TYPE, T.StringType(), True),
+        *[T.StructField(c, T.LongType(), False) for c in order.COLUMNS],
+        T.StructField(SOURCE_TS, T.TimestampType(), True),
+        T.StructField(KIND, T.StringType(), False),
+    ]
+)
+COMPACT_EVERY = 20  # micro-batches between compactions (by batch id)
+REVIVES = "__ledger_revives"  # guard's output: this change brings back a key the ledger holds as deleted
 ENTRY, MARK = "__ledger_entry", "__ledger_mark"
+# the key's JSON text: exact and the same whatever the session's time zone (microseconds, UTC)
+KEY_JSON = {
+    "timeZone": "UTC",
+    "timestampFormat": "yyyy-MM-dd'T'HH:mm:ss.SSSSSSXXX",
+    "timestampNTZFormat": "yyyy-MM-dd'T'HH:mm:ss.SSSSSS",
+    "dateFormat": "yyyy-MM-dd",
+    "ignoreNullFields": "false",
+}
 
 
-def newer(position: str) -> str:
-    """SQL: the change's position is newer than the position struct column `position`."""
-    return order.newer(order.columns(), order.fields(position))
+def key_struct(key_fields: Sequence[T.StructField]) -> T.StructType:
+    return T.StructType([T.StructField(f.name, f.dataType, True) for f in key_fields])
 
 
-S_NEWER = order.newer(order.columns("s"), order.columns("t"))  # MERGE: source newer than target
+def key_json(key_fields: Sequence[T.StructField]) -> Column:
+    """Column: the key columns of a change as the ledger's key text."""
+    return F.to_json(F.struct(*[F.col(q(f.name)).cast(f.dataType).alias(f.name) for f in key_fields]), KEY_JSON)
 
 
-def _newest() -> Any:
-    parts = zip(("epoch", "major", "seq"), order.COLUMNS, strict=True)
-    return F.max(F.struct(*[F.col(column).alias(name) for name, column in parts]))
+def _position_of(struct: str) -> list[Column]:
+    """The position columns from a struct column with epoch, major, seq (order.STRUCT's names)."""
+    return [F.col(f"{struct}.{f.name}").alias(c) for f, c in zip(order.STRUCT.fields, order.COLUMNS, strict=True)]
+
+
+def _newest(*extra: str) -> Column:
+    parts = [F.col(c).alias(n) for n, c in zip(("epoch", "major", "seq"), order.COLUMNS, strict=True)]
+    return F.max(F.struct(*parts, *[F.col(c) for c in extra]))
 
 
 class DeleteLedger:
-    def __init__(
-        self,
-        spark: SparkSession,
-        path: str,
-        key_fields: Sequence[T.StructField],
-        expire_before_ms: int | None = None,
-    ) -> None:
+    """The ledger of one job (one per batch processor; the methods are safe to call from its table threads)."""
+
+    def __init__(self, spark: SparkSession, path: str, legacy_path: Callable[[str], str] | None = None) -> None:
         self.spark = spark
-        self.expire_before_ms = expire_before_ms  # entries of deletes older than this (source time) are dropped
         self.path = path
-        self.key_fields = [T.StructField(f.name, f.dataType, True) for f in key_fields]
-        self.keys = [f.name for f in key_fields]
+        self.legacy_path = legacy_path  # table → where the earlier layout kept its ledger (imported once)
+        self._lock = threading.Lock()
+        self._creating = threading.Lock()
+        self._exists = False
+        self._key_types: dict[str, set[str]] = {}  # table → the key types its stored items were written with
+        self._current: dict[str, str] = {}  # table → its key type now (the newest batch's)
+        self._has_entries: dict[str, bool] = {}  # table → it holds delete entries (a change may revive one)
 
     # -- shape ------------------------------------------------------------------------------------------------
     def exists(self) -> bool:
-        return bool(DeltaTable.isDeltaTable(self.spark, self.path))
+        if not self._exists:
+            self._exists = bool(DeltaTable.isDeltaTable(self.spark, self.path))
+        return self._exists
 
-    def _stored_keys(self) -> list[str]:
-        schema = DeltaTable.forPath(self.spark, self.path).toDF().schema
-        return [f.name for f in schema.fields if f.name not in META_NAMES]
+    def _read(self, tables: Iterable[str]) -> DataFrame:
+        names = sorted(set(tables))
+        return self.spark.read.format("delta").load(self.path).where(F.col(TABLE).isin(names))
 
-    def _check_keys(self, stored: list[str]) -> None:
-        if stored and self.keys and stored != self.keys:
-            raise IncompatibleTableError(
-                f"the delete ledger {self.path} is keyed by {stored} but the events by {self.keys}: the source key "
-                "changed; check the table and drop the ledger to continue"
-            )
+    def prepare(self, table: str, key_fields: Sequence[T.StructField]) -> None:
+        """Learn what the ledger holds for `table` (once per job run; the job is the table's only writer, so it
+        stays true), importing a ledger of the earlier layout first, and check that the key did not change."""
+        current = key_struct(key_fields).json()
+        with self._lock:
+            known = table in self._key_types
+            self._current[table] = current
+        if not known:
+            self._import_legacy(table, key_fields)
+            types: set[str] = set()
+            has_entries = False
+            if self.exists():
+                rows = (
+                    self._read([table])
+                    .where(F.col(KIND) != TRUNCATED)
+                    .groupBy(KEY_TYPE)
+                    .agg(F.max((F.col(KIND) == DELETED).cast("int")).alias("d"))
+                    .collect()
+                )
+                types = {r[KEY_TYPE] for r in rows}
+                has_entries = any(r["d"] for r in rows)
+            with self._lock:
+                self._key_types.setdefault(table, set()).update(types)
+                self._has_entries[table] = self._has_entries.get(table, False) or has_entries
+        names = [f.name for f in key_fields]
+        with self._lock:
+            stored = sorted(self._key_types[table])
+        for text in stored:
+            were = [f.name for f in T.StructType.fromJson(json.loads(text)).fields]
+            if names and were != names:
+                raise IncompatibleTableError(
+                    f"the delete ledger {self.path} holds keys of table {table} by {were} but the events are keyed "
+                    f"by {names}: the source key changed; check the table and delete its rows from the ledger "
+                    f"({TABLE} = '{table}') to continue"
+                )
 
-    def ensure(self) -> None:
-        """Create the ledger, or add the key columns to one created by a truncate-only batch."""
-        if not self.exists():
-            create_table(self.spark, self.path, T.StructType(self.key_fields + META), {TYPE_WIDENING: "true"})
-            return
-        stored = self._stored_keys()
-        self._check_keys(stored)
-        if not stored and self.keys:
-            empty = self.spark.createDataFrame([], T.StructType(self.key_fields))
-            empty.write.format("delta").mode("append").option("mergeSchema", "true").save(self.path)
-        self._widen_keys()
+    def holds_entries(self, table: str) -> bool:
+        """Whether `table` has deletes recorded (then a batch's changes may bring a key back: `c` items)."""
+        with self._lock:
+            return self._has_entries.get(table, False)
 
-    def _widen_keys(self) -> None:
-        """Key columns the table widened (int → bigint …) are widened here too, before the table's MERGE: a key
-        beyond the old type's range must fit when its delete is recorded."""
-        have = {f.name: f.dataType for f in DeltaTable.forPath(self.spark, self.path).toDF().schema.fields}
-        wider = [f for f in self.key_fields if f.name in have and not same_type(have[f.name], f.dataType)]
-        if not wider:
-            return
-        table = f"delta.{q(self.path)}"
-        self.spark.sql(f"ALTER TABLE {table} SET TBLPROPERTIES ('{TYPE_WIDENING}' = 'true')")
-        for f in wider:
-            self.spark.sql(f"ALTER TABLE {table} ALTER COLUMN {q(f.name)} TYPE {f.dataType.simpleString()}")
+    def _normalized(self, table: str, items: DataFrame) -> Column:
+        """Column: the key text of `items` as the table's key type prints it now."""
+        with self._lock:
+            current, stored = self._current[table], sorted(self._key_types.get(table, ()))
+        target = T.StructType.fromJson(json.loads(current))
+        out: Column = F.col(KEY)
+        for text in stored:
+            if text != current:
+                was = T.StructType.fromJson(json.loads(text))
+                cast = F.to_json(F.from_json(F.col(KEY), was, KEY_JSON).cast(target), KEY_JSON)
+                out = F.when(F.col(KEY_TYPE) == text, cast).otherwise(out)
+        return out
 
     # -- reading ----------------------------------------------------------------------------------------------
-    def guard(self, changes: DataFrame) -> DataFrame:
-        """`changes` without the inserts/updates that a recorded delete or truncate has superseded."""
+    def guard(
+        self, table: str, changes: DataFrame, key_fields: Sequence[T.StructField], expire_before_ms: int | None
+    ) -> DataFrame:
+        """`changes` without the inserts/updates that a recorded delete or truncate has superseded, with REVIVES
+        marking the changes that bring a deleted key back. `prepare(table, …)` first."""
         if not self.exists():
-            return changes
-        stored = self._stored_keys()
-        self._check_keys(stored)
-        self._widen_keys()
-        ledger = self.spark.read.format("delta").load(self.path)
-        mark = ledger.where(F.col(TRUNCATE)).agg(_newest().alias(MARK))
+            return changes.withColumn(REVIVES, F.lit(False))
+        items = self._read([table])
+        mark = items.where(F.col(KIND) == TRUNCATED).agg(_newest().alias(MARK))
         guarded = changes.crossJoin(mark)
-        keep = f"({MARK} IS NULL OR {newer(MARK)})"
-        if stored and self.keys:
-            entries = (
-                ledger.where(~F.col(TRUNCATE)).groupBy(*[F.col(q(k)) for k in self.keys]).agg(_newest().alias(ENTRY))
-            )
-            guarded = guarded.join(entries, on=self.keys, how="left")
-            keep += f" AND ({ENTRY} IS NULL OR {newer(ENTRY)})"
-        return guarded.where(f"{IS_DELETE} OR ({keep})").drop(MARK, ENTRY)
+        keep = f"({MARK} IS NULL OR {order.newer(order.columns(), order.fields(MARK))})"
+        revives: Column = F.lit(False)
+        if key_fields:
+            entries = items.where(F.col(KIND) != TRUNCATED)
+            if expire_before_ms is not None:
+                cutoff = F.timestamp_millis(F.lit(expire_before_ms))
+                entries = entries.where(F.col(SOURCE_TS).isNull() | (F.col(SOURCE_TS) >= cutoff))
+            entries = entries.groupBy(self._normalized(table, entries).alias(KEY)).agg(_newest(KIND).alias(ENTRY))
+            guarded = guarded.withColumn(KEY, key_json(key_fields)).join(entries, on=KEY, how="left")
+            deleted = f"({ENTRY} IS NOT NULL AND {ENTRY}.{KIND} = '{DELETED}')"
+            newer = order.newer(order.columns(), order.fields(ENTRY))
+            keep += f" AND (NOT {deleted} OR {newer})"
+            revives = F.expr(f"NOT {IS_DELETE} AND {deleted} AND {newer}")
+        return guarded.where(f"{IS_DELETE} OR ({keep})").withColumn(REVIVES, revives).drop(MARK, ENTRY, KEY)
+
+    # -- the batch's items ------------------------------------------------------------------------------------
+    def items(
+        self, table: str, guarded: DataFrame, key_fields: Sequence[T.StructField], expire_before_ms: int | None
+    ) -> DataFrame:
+        """The items a batch's guarded changes of `table` add: its deletes (those not already past the retention)
+        and the keys that came back."""
+        with self._lock:
+            current = self._current[table]
+        fresh: Column = F.lit(True)
+        if expire_before_ms is not None:
+            fresh = F.col(SOURCE_TS).isNull() | (F.col(SOURCE_TS) >= F.timestamp_millis(F.lit(expire_before_ms)))
+        kind = F.when(F.col(IS_DELETE), F.lit(DELETED)).otherwise(F.lit(REVIVED))
+        return guarded.where((F.col(IS_DELETE) & fresh) | F.col(REVIVES)).select(
+            F.lit(table).alias(TABLE),
+            key_json(key_fields).alias(KEY),
+            F.lit(current).alias(KEY_TYPE),
+            *[F.col(c) for c in order.COLUMNS],
+            F.col(SOURCE_TS),
+            kind.alias(KIND),
+        )
+
+    def truncate_item(self, table: str, position: SourcePosition, ts: dt.datetime | None) -> DataFrame:
+        row = (table, None, None, *position_values(position), ts, TRUNCATED)
+        return self.spark.createDataFrame([row], SCHEMA)
 
     # -- writing ----------------------------------------------------------------------------------------------
-    def record_truncate(self, position: SourcePosition, ts: dt.datetime | None) -> None:
-        """Raise the watermark to `position` and drop the entries it covers (one commit)."""
-        self.ensure()
-        schema = T.StructType(META)
-        mark = self.spark.createDataFrame([(*position_values(position), ts, True)], schema)
-        meta: dict[str, Any] = {c: f"s.{c}" for c in (*order.COLUMNS, SOURCE_TS)}
+    def append(self, frames: Sequence[tuple[str, DataFrame]], app_id: str, batch_id: int) -> None:
+        """Append the items of a batch's tables (table, items) in one commit, at most once per (`app_id`,
+        `batch_id`)."""
+        if not frames:
+            return
+        self._ensure()
+        union = frames[0][1]
+        for _, frame in frames[1:]:
+            union = union.unionByName(frame)
         (
-            DeltaTable.forPath(self.spark, self.path)
-            .alias("t")
-            .merge(mark.alias("s"), f"t.{TRUNCATE}")
-            .whenMatchedUpdate(condition=S_NEWER, set=meta)
-            .whenNotMatchedInsert(values=meta | {TRUNCATE: "true"})
-            .whenNotMatchedBySourceDelete(condition=f"NOT t.{TRUNCATE} AND {order.row_older_than(position, 't')}")
-            .execute()
+            union.repartition(F.col(TABLE))  # one file per table and batch
+            .write.format("delta")
+            .mode("append")
+            .option("txnAppId", app_id)
+            .option("txnVersion", batch_id)
+            .save(self.path)
         )
+        with self._lock:
+            for table, _ in frames:
+                if table in self._current:
+                    self._key_types.setdefault(table, set()).add(self._current[table])
+                    self._has_entries[table] = True  # (a truncate-only frame too: harmless, one more guard read)
 
-    def record_deletes(self, changes: DataFrame) -> None:
-        """Record the deletes among `changes` (one per key, unguarded) and drop the entries of keys that a newer
-        insert/update brought back (one commit)."""
-        self.ensure()
-        source = changes.select(*[F.col(q(k)) for k in self.keys], *order.COLUMNS, SOURCE_TS, IS_DELETE)
-        on = " AND ".join(f"t.{q(k)} = s.{q(k)}" for k in self.keys) + f" AND NOT t.{TRUNCATE}"
-        position: dict[str, Any] = {c: f"s.{c}" for c in (*order.COLUMNS, SOURCE_TS)}
-        values: dict[str, Any] = {q(k): f"s.{q(k)}" for k in self.keys} | position | {TRUNCATE: "false"}
-        fresh = "true"
-        cutoff = None if self.expire_before_ms is None else f"timestamp_millis({self.expire_before_ms})"
-        if cutoff:  # an entry already past the retention is not written; older ones go in this commit
-            fresh = f"(s.{SOURCE_TS} IS NULL OR s.{SOURCE_TS} >= {cutoff})"
-        builder = (
-            DeltaTable.forPath(self.spark, self.path)
-            .alias("t")
-            .merge(source.alias("s"), on)
-            .whenMatchedDelete(condition=f"NOT s.{IS_DELETE} AND {S_NEWER}")
-            .whenMatchedUpdate(
-                condition=f"s.{IS_DELETE} AND {S_NEWER}",
-                set=position,
-            )
-            .whenNotMatchedInsert(condition=f"s.{IS_DELETE} AND {fresh}", values=values)
+    def _ensure(self) -> None:
+        with self._creating:
+            if not self.exists():
+                create_table(self.spark, self.path, SCHEMA, partition_columns=[TABLE])
+                self._exists = True
+
+    def compact(self, expire_before_ms: int | None) -> None:
+        """Rewrite the partitions of the tables this job has met: see the module docstring."""
+        with self._lock:
+            tables = {t: c for t, c in self._current.items() if t in self._key_types}
+        if not tables or not self.exists():
+            return
+        items = self._read(tables)
+        key_text: Column = F.col(KEY)
+        for table in tables:
+            key_text = F.when(F.col(TABLE) == table, self._normalized(table, items)).otherwise(key_text)
+        marks = items.where(F.col(KIND) == TRUNCATED).groupBy(TABLE).agg(_newest().alias(MARK))
+        entries = (
+            items.where(F.col(KIND) != TRUNCATED)
+            .groupBy(F.col(TABLE), key_text.alias(KEY))
+            .agg(_newest(KIND, SOURCE_TS).alias(ENTRY))
+            .join(marks, on=TABLE, how="left")
+            .where(f"{ENTRY}.{KIND} = '{DELETED}'")
+            .where(f"{MARK} IS NULL OR NOT {order.newer(order.fields(MARK), order.fields(ENTRY))}")
         )
-        if cutoff:
-            builder = builder.whenNotMatchedBySourceDelete(condition=f"NOT t.{TRUNCATE} AND t.{SOURCE_TS} < {cutoff}")
-        builder.execute()
+        if expire_before_ms is not None:
+            ts = F.col(f"{ENTRY}.{SOURCE_TS}")
+            entries = entries.where(ts.isNull() | (ts >= F.timestamp_millis(F.lit(expire_before_ms))))
+        types = F.create_map(*[x for t, c in tables.items() for x in (F.lit(t), F.lit(c))])
+        kept = entries.select(TABLE, KEY, types[F.col(TABLE)].alias(KEY_TYPE), *_position_of(ENTRY), f"{ENTRY}.*")
+        none = F.lit(None).cast("string")
+        truncates = marks.select(TABLE, none.alias(KEY), none.alias(KEY_TYPE), *_position_of(MARK))
+        compacted = kept.select(*SCHEMA.names).unionByName(
+            truncates.select(
+                *truncates.columns, F.lit(None).cast("timestamp").alias(SOURCE_TS), F.lit(TRUNCATED).alias(KIND)
+            )
+        )
+        names = ", ".join(sql_string(t) for t in sorted(tables))
+        compacted.repartition(F.col(TABLE)).write.format("delta").mode("overwrite").option(
+            "replaceWhere", f"{TABLE} IN ({names})"
+        ).save(self.path)
+        held = {r[TABLE] for r in self._read(tables).where(F.col(KIND) == DELETED).select(TABLE).distinct().collect()}
+        with self._lock:
+            for table, current in tables.items():
+                self._key_types[table] = {current}
+                self._has_entries[table] = table in held
+
+    # -- the earlier layout -----------------------------------------------------------------------------------
+    def _import_legacy(self, table: str, key_fields: Sequence[T.StructField]) -> None:
+        path = None if self.legacy_path is None else self.legacy_path(table)
+        if path is None or not DeltaTable.isDeltaTable(self.spark, path):
+            return
+        legacy = self.spark.read.format("delta").load(path)
+        truncate = F.col("_cdc_truncate")
+        keys = [f for f in key_fields if f.name in legacy.columns]
+        key = key_json(keys) if keys and len(keys) == len(key_fields) else F.lit(None).cast("string")
+        current = key_struct(key_fields).json()
+        items = legacy.select(
+            F.lit(table).alias(TABLE),
+            F.when(truncate, F.lit(None).cast("string")).otherwise(key).alias(KEY),
+            F.when(truncate, F.lit(None).cast("string")).otherwise(F.lit(current)).alias(KEY_TYPE),
+            *[F.col(c) for c in order.COLUMNS],
+            F.col(SOURCE_TS),
+            F.when(truncate, F.lit(TRUNCATED)).otherwise(F.lit(DELETED)).alias(KIND),
+        )
+        self._ensure()
+        # at most once: a job killed before the removal below imports nothing twice
+        items.write.format("delta").mode("append").option("txnAppId", f"import-{table}").option("txnVersion", 0).save(
+            self.path
+        )
+        context: Any = self.spark.sparkContext
+        hadoop = context._jvm.org.apache.hadoop.fs.Path(path)
+        hadoop.getFileSystem(context._jsc.hadoopConfiguration()).delete(hadoop, True)
+        log.info("table %s: imported the delete ledger %s into %s and removed it", table, path, self.path)
+
+
+def effective(spark: SparkSession, path: str, table: str) -> list[tuple[str | None, tuple[int, int, int], str]]:
+    """What guards `table` now, newest item per key and the newest truncate, as (key text or None for the truncate,
+    position, kind), sorted by position: for tests and inspection (keys as stored, of any key type)."""
+    if not DeltaTable.isDeltaTable(spark, path):
+        return []
+    items = spark.read.format("delta").load(path).where(F.col(TABLE) == table)
+    marks = items.where(F.col(KIND) == TRUNCATED).agg(_newest(KIND).alias(ENTRY)).where(F.col(ENTRY).isNotNull())
+    entries = items.where(F.col(KIND) != TRUNCATED).groupBy(KEY).agg(_newest(KIND).alias(ENTRY))
+    out = [(r[KEY], r[ENTRY]) for r in entries.collect()] + [(None, r[ENTRY]) for r in marks.collect()]
+    rows = [(k, (int(e["epoch"]), int(e["major"]), int(e["seq"])), str(e[KIND])) for k, e in out]
+    return sorted(rows, key=lambda r: r[1])

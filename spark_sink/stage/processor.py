@@ -11,6 +11,8 @@ job's throughput grows with its executors. Transaction-consistent mode holds and
 
 from __future__ import annotations
 
+import logging
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -20,15 +22,17 @@ from pyspark.sql import functions as F
 from pyspark.util import inheritable_thread_target
 
 from spark_sink.batch import BATCH_END, BatchSteps, _Prepared
-from spark_sink.delta import dead_letter, merge, multiset, scd2, statement, watermark
-from spark_sink.delta.tables import IS_DELETE, NULL_TS, IncompatibleTableError, ensure_table, ts_from_ms
-from spark_sink.errors import SPARK_ERRORS
+from spark_sink.delta import dead_letter, deletes, merge, multiset, scd2, statement, watermark
+from spark_sink.delta.tables import NULL_TS, IncompatibleTableError, ensure_table, ts_from_ms
+from spark_sink.errors import SPARK_ERRORS, first_line
 from spark_sink.metrics import BatchMetrics, TableMetrics
 from spark_sink.planning import TablePlan
 from spark_sink.stage import history, reduce, side_by_side
 from spark_sink.stage.decode import EVENT, FAILURE, DecodeStage, spark_schema
 from spark_sink.stage.summary import BatchSummary, TableSummary, summarize
 from spark_sink.stage.transactions import HeldTransactions
+
+log = logging.getLogger("spark_sink")
 
 
 class BatchProcessor(BatchSteps):
@@ -76,14 +80,23 @@ class BatchProcessor(BatchSteps):
             letters.append(dead_letter.letters_of(events_of(table), F.lit(table), "plan", F.lit(reason)))
             metrics.tables.append(TableMetrics(table, events=n, dead_letters=n, error=reason))
         plans = [_plan(t) for t in summary.tables]
-        applied = side_by_side.run_all(
-            self._check_all(plans, metrics, reject),
-            lambda p: self._apply_table(p, by_table[p.plan.table], decoded, batch_id, reject),
-            self.config.table_parallelism,
-            alone=lambda p: p.plan.keyless,  # their MERGE's at-most-once rides on session settings
-            carry=_carry(decoded.sparkSession),
-        )
-        metrics.tables.extend(applied)
+        ledger = _LedgerWrites()
+        try:
+            applied = side_by_side.run_all(
+                self._check_all(plans, metrics, reject),
+                lambda p: self._apply_table(p, by_table[p.plan.table], decoded, batch_id, reject, ledger),
+                self.config.table_parallelism,
+                alone=lambda p: p.plan.keyless,  # their MERGE's at-most-once rides on session settings
+                carry=_carry(decoded.sparkSession),
+            )
+            metrics.tables.extend(applied)
+            # after every table's MERGE, in one commit (a batch killed before it is replayed and appends it then)
+            self.ledger.append(ledger.items, f"{self._idempotence_id()}-ledger", batch_id)
+        finally:
+            for frame in ledger.cached:
+                frame.unpersist()
+        if ledger.items and batch_id % deletes.COMPACT_EVERY == deletes.COMPACT_EVERY - 1:
+            self._compact_ledger()
         if letters:
             dead_letter.write_frames(self.spark, self.config.dead_letter, self._idempotence_id(), batch_id, letters)
         metrics.dead_letters = summary.failures + sum(t.dead_letters for t in metrics.tables)
@@ -101,14 +114,19 @@ class BatchProcessor(BatchSteps):
         metrics.duration_ms = int((self.clock() - started) * 1000)
         return self._finished(metrics)
 
+    def _compact_ledger(self) -> None:
+        try:
+            self.ledger.compact(self._expire_before_ms())
+        except SPARK_ERRORS as e:  # nothing is lost: the items stay until the next compaction
+            log.error("compacting the delete ledger %s failed (tried again later): %s", self.ledger.path, first_line(e))
+
     def _apply_table(
-        self, p: _Prepared, summary: TableSummary, decoded: DataFrame, batch_id: int, reject: Any
+        self, p: _Prepared, summary: TableSummary, decoded: DataFrame, batch_id: int, reject: Any, ledger: _LedgerWrites
     ) -> TableMetrics:
         plan = p.plan
         tm = TableMetrics(plan.table, events=summary.events)
         if summary.max_source_ts_ms is not None:
             tm.lag_ms = int(self.clock() * 1000) - summary.max_source_ts_ms
-        source: DataFrame | None = None
         try:
             if self.fault is not None:
                 self.fault(batch_id, plan.table)
@@ -142,29 +160,50 @@ class BatchProcessor(BatchSteps):
                 if summary.newest is not None and (applied is None or summary.newest > applied):
                     watermark.write(self.spark, path, summary.newest, f"{app_id}-watermark", batch_id)
             else:
-                ledger = self._ledger(p)
+                keys = self._key_fields(p)
+                self.ledger.prepare(plan.table, keys)
                 if summary.truncate_at is not None:
                     merge.truncate(self.spark, target, summary.truncate_at, truncate_ts, p.soft)
-                    ledger.record_truncate(summary.truncate_at, ts_from_ms(summary.truncate_ts_ms))
+                    mark = self.ledger.truncate_item(
+                        plan.table, summary.truncate_at, ts_from_ms(summary.truncate_ts_ms)
+                    )
+                    ledger.add(plan.table, mark)
                 counts = statement.MergeCounts()  # no change, no MERGE: zero is exact in every format
-                source = reduce.latest_per_key(parsed, names, plan.key_columns, summary.toast)
-                source = source.persist(StorageLevel.MEMORY_AND_DISK)
-                seen = source.agg(F.count(F.lit(1)).alias("n"), F.max(F.col(IS_DELETE)).alias("d")).first()
-                tm.changes = 0 if seen is None else int(seen["n"])
-                if tm.changes:
-                    counts = merge.merge(target, ledger.guard(source), names, plan.key_columns, p.soft)
-                    if p.soft is None and seen is not None and seen["d"]:
-                        ledger.record_deletes(source)
+                tm.changes = summary.keys
+                if summary.data_events:
+                    source = reduce.latest_per_key(parsed, names, plan.key_columns, summary.toast)
+                    source = ledger.cache(source.persist(StorageLevel.MEMORY_AND_DISK))  # until the ledger append
+                    cutoff = self._expire_before_ms()
+                    guarded = self.ledger.guard(plan.table, source, keys, cutoff)
+                    counts = merge.merge(target, guarded, names, plan.key_columns, p.soft)
+                    if p.soft is None and (summary.deletes or self.ledger.holds_entries(plan.table)):
+                        ledger.add(plan.table, self.ledger.items(plan.table, guarded, keys, cutoff))
             tm.truncated = summary.truncate_at is not None
             tm.inserted, tm.updated, tm.deleted = counts.inserted, counts.updated, counts.deleted
             tm.counted = counts.exact
         except SPARK_ERRORS as e:
             reason = self._apply_failed(plan.table, batch_id, e)
             tm.error, tm.dead_letters = reason, reject(plan, "apply", reason)
-        finally:
-            if source is not None:
-                source.unpersist()
         return tm
+
+
+class _LedgerWrites:
+    """What a batch's tables add to the delete ledger (appended in one commit once all are applied), and the
+    reduced changes those items are read from (cached until then). Filled from the table threads."""
+
+    def __init__(self) -> None:
+        self.items: list[tuple[str, DataFrame]] = []
+        self.cached: list[DataFrame] = []
+        self._lock = threading.Lock()
+
+    def add(self, table: str, items: DataFrame) -> None:
+        with self._lock:
+            self.items.append((table, items))
+
+    def cache(self, frame: DataFrame) -> DataFrame:
+        with self._lock:
+            self.cached.append(frame)
+        return frame
 
 
 def _carry(session: SparkSession) -> Callable[[Callable[..., Any]], Callable[..., Any]]:

@@ -34,6 +34,9 @@ class TableSummary:
     toast: tuple[str, ...]  # columns that carry the unchanged-TOAST placeholder somewhere in the batch
     first_partition: tuple[str, int]  # a (topic, partition) other than partition 0, else any
     unknown_order: bool  # some event's order inside its transaction is unknown
+    deletes: int = 0  # delete events (op d)
+    data_events: int = 0  # events that change rows (all but truncates)
+    keys: int = 0  # distinct record keys among them (one per source key, while the key's schema stays)
     snapshot_at: SourcePosition | None = None  # the newest position of the table's snapshot rows (op r)
     refusal: str | None = None  # keyless tables: why some change cannot be applied exactly (spark_sink/delta/multiset)
 
@@ -72,6 +75,9 @@ def summarize(decoded: DataFrame) -> BatchSummary:
             F.max(F.struct((F.col("partition") != 0).alias("other"), "topic", "partition")).alias("partition"),
             F.max((F.col("seq") == UNKNOWN_ORDER).cast("int")).alias("unknown_order"),
             F.max(F.when(F.col("op") == "r", position)).alias("snapshot_at"),
+            F.sum((F.col("op") == "d").cast("int")).alias("deletes"),
+            F.sum((~is_truncate).cast("int")).alias("data"),
+            F.count_distinct(F.when(~is_truncate, F.col("key"))).alias("keys"),
             F.max(((F.col("op") == "r") & (F.col("snapshot") == "incremental")).cast("int")).alias("incremental"),
             F.max((~F.col("op").isin("r", "t") & F.col("tx_id").isNull()).cast("int")).alias("no_tx"),
         )
@@ -147,6 +153,9 @@ def _table(summary: BatchSummary, row: Mapping[str, Any], seen: list[SchemaSeen]
             first_partition=(topic, int(partition)),
             unknown_order=bool(row["unknown_order"]),
             snapshot_at=_position(row["snapshot_at"]),
+            deletes=int(row["deletes"] or 0),
+            data_events=int(row["data"] or 0),
+            keys=int(row["keys"] or 0),
             refusal=_keyless_refusal(row) if keyless else None,
         )
     )

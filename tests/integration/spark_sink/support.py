@@ -68,6 +68,26 @@ def rows(spark: Any, path: str, order: str = "id") -> list[dict[str, Any]]:
     return [r.asDict() for r in spark.read.format("delta").load(path).orderBy(order).collect()]
 
 
+def ledger_items(spark: Any, warehouse: Any, table: str, *, stored: bool = False) -> list[tuple[Any, int, str]]:
+    """The delete ledger of `table` as (key id or None for a truncate, position, kind `d`/`c`/`t`), by position:
+    what guards the table now (the newest item per key, the newest truncate), or with `stored` every item it holds.
+    Keys are the ledger's JSON text of the key columns: the single key column's value is returned."""
+    import json
+
+    from spark_sink.delta import deletes
+
+    path = str(Path(warehouse) / "_cdc_ledger")
+    if stored:
+        got = [
+            (r[deletes.KEY], (r["_cdc_epoch"], r["_cdc_pos"], r["_cdc_seq"]), r[deletes.KIND])
+            for r in spark.read.format("delta").load(path).where(f"{deletes.TABLE} = '{table}'").collect()
+        ]
+    else:
+        got = deletes.effective(spark, path, table)
+    out = [(None if k is None else next(iter(json.loads(k).values())), pos[1], kind) for k, pos, kind in got]
+    return sorted(out, key=lambda r: (r[1], r[2]))
+
+
 def format_settings(table_format: str, name: str) -> dict[str, Any]:
     """The SinkConfig settings of a table format. Iceberg tables get an Iceberg catalog of their own per test: the
     tests share one session, which keeps a catalog once loaded (with its warehouse)."""

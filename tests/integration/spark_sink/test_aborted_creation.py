@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from tests.integration.spark_sink.debezium_records import Table, f
-from tests.integration.spark_sink.support import Kafka, rows, run_job
+from tests.integration.spark_sink.support import Kafka, ledger_items, rows, run_job
 
 pytestmark = [pytest.mark.integration, pytest.mark.spark]
 
@@ -41,7 +41,7 @@ def test_a_creation_killed_before_its_commit_is_redone(
     kafka.create(tbl.topic)
     wh = tmp_path / "warehouse"
     aborted_log(wh / "items", leftover)
-    aborted_log(wh / "_cdc_deletes" / "items", leftover)
+    aborted_log(wh / "_cdc_ledger", leftover)
     kafka.send(tbl.topic, tbl.key_bytes({"id": 1}), tbl.value_bytes("c", 100, {"id": 1, "v": "one"}))
     kafka.send(tbl.topic, tbl.key_bytes({"id": 2}), tbl.value_bytes("c", 110, {"id": 2, "v": "two"}))
     kafka.send(tbl.topic, tbl.key_bytes({"id": 2}), tbl.value_bytes("d", 120, None, {"id": 2}))
@@ -60,7 +60,7 @@ def test_a_creation_killed_before_its_commit_is_redone(
     cleared = [r.getMessage() for r in caplog.records if "killed before its first commit" in r.getMessage()]
     assert len(cleared) == 2, cleared  # the table and its delete ledger
     assert [(r["id"], r["v"]) for r in rows(spark, str(wh / "items"))] == [(1, "one")]
-    assert [(r["id"], r["_cdc_pos"]) for r in rows(spark, str(wh / "_cdc_deletes" / "items"))] == [(2, 120)]
+    assert ledger_items(spark, wh, "items", stored=True) == [(2, 120, "d")]
 
 
 def test_a_log_with_anything_committed_is_left_alone(spark: Any, tmp_path: Path) -> None:

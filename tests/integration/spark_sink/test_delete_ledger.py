@@ -1,6 +1,6 @@
 """The delete ledger on a real local[2] Spark and real Kafka: after a hard delete or a truncate, a replayed older
-insert or update of the removed key stays out of the table, a newer one comes back in, and the ledger prunes the
-entries that the table's own position guard covers again."""
+insert or update of the removed key stays out of the table, a newer one comes back in; the batch's items are one
+append, and compaction keeps only what still guards (the entries the table's own position guard covers again go)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,15 @@ from typing import Any
 import pytest
 
 from tests.integration.spark_sink.debezium_records import Table, f
-from tests.integration.spark_sink.support import Kafka, deleted_column, format_settings, rows, run_job, table_rows
+from tests.integration.spark_sink.support import (
+    Kafka,
+    deleted_column,
+    format_settings,
+    ledger_items,
+    rows,
+    run_job,
+    table_rows,
+)
 
 pytestmark = [pytest.mark.integration, pytest.mark.spark]
 
@@ -54,9 +62,8 @@ def test_replayed_older_changes_do_not_revive_deleted_or_truncated_rows(
         got = table_rows(spark, config, tbl.table)  # a truncate-only batch creates no data columns
         return {r["id"]: (r["v"], r.get(deleted_column(config))) for r in got}
 
-    def ledger(tbl: Table) -> list[tuple[Any, int, bool]]:
-        got = rows(spark, str(wh / "_cdc_deletes" / tbl.table), "_cdc_pos")
-        return [(r.get("id"), r["_cdc_pos"], r["_cdc_truncate"]) for r in got]  # keyless after a truncate only
+    def ledger(tbl: Table, stored: bool = False) -> list[tuple[Any, int, str]]:
+        return ledger_items(spark, wh, tbl.table, stored=stored)
 
     # batch 1: key 1 inserted and deleted in the same batch; keys 2 and 3 inserted; in `trunc` and `soft` an insert
     # and a later truncate in the same batch (the plan drops the insert: no row ever carries its position)
@@ -70,7 +77,7 @@ def test_replayed_older_changes_do_not_revive_deleted_or_truncated_rows(
     kafka.flush()
     run_job(spark, config)
     assert table(hard) == {2: ("two", None), 3: ("three", None)}
-    assert ledger(hard) == [(1, 200, False)]
+    assert ledger(hard) == [(1, 200, "d")]
     assert table(trunc) == {} and table(soft) == {}
 
     # batch 2: key 2 deleted; replays of key 1's insert and of an older update; replays of the truncated inserts
@@ -82,22 +89,36 @@ def test_replayed_older_changes_do_not_revive_deleted_or_truncated_rows(
     kafka.flush()
     run_job(spark, config)
     assert table(hard) == {3: ("three", None)}  # key 1 stays deleted
-    assert ledger(hard) == [(1, 200, False), (2, 210, False)]
+    assert ledger(hard) == [(1, 200, "d"), (2, 210, "d")]
+    assert ledger(hard, stored=True) == [(1, 200, "d"), (2, 210, "d")]  # appended, one item per delete
     assert table(trunc) == {} and table(soft) == {}
-    assert ledger(trunc) == [(None, 200, True)]
+    assert ledger(trunc) == [(None, 200, "t")] and ledger(soft) == [(None, 200, "t")]
 
-    # batch 3: key 2's insert replayed (stays out); key 1 inserted anew (newer than its delete: comes back);
-    # key 3 deleted (its ledger MERGE also prunes key 1's entry, covered by the row again); newer truncated-table rows
+    # batch 3: key 2's insert replayed (stays out); key 1 inserted anew (newer than its delete: comes back, and the
+    # ledger says so); key 3 deleted; newer truncated-table rows
     send(hard, "c", 110, 2, "two")
     send(hard, "c", 300, 1, "one-again")
     send(hard, "d", 320, 3)
     for t in (trunc, soft):
         send(t, "c", 300, 1, "post")
     kafka.flush()
+    processor = run_job(spark, config)
+    assert table(hard) == {1: ("one-again", None)}
+    assert ledger(hard) == [(2, 210, "d"), (1, 300, "c"), (3, 320, "d")]
+    assert table(trunc) == {1: ("post", None)} and table(soft) == {1: ("post", False)}
+
+    # compaction keeps what still guards: key 1's delete (covered by its row again) goes, the truncates stay
+    processor.ledger.compact(None)
+    assert ledger(hard, stored=True) == [(2, 210, "d"), (3, 320, "d")]
+    assert ledger(trunc, stored=True) == [(None, 200, "t")] and ledger(soft, stored=True) == [(None, 200, "t")]
+
+    # batch 4, after the compaction: the replays stay out, key 1 keeps its row
+    send(hard, "c", 110, 2, "two")
+    send(hard, "c", 120, 3, "three")
+    send(hard, "u", 250, 1, "one-stale")
+    kafka.flush()
     run_job(spark, config)
     assert table(hard) == {1: ("one-again", None)}
-    assert ledger(hard) == [(2, 210, False), (3, 320, False)]
-    assert table(trunc) == {1: ("post", None)} and table(soft) == {1: ("post", False)}
 
 
 def test_ledger_entries_expire_after_the_retention(
@@ -137,13 +158,74 @@ def test_ledger_entries_expire_after_the_retention(
     send("d", 210, 2, young_ms)  # thirty seconds ago: recorded
     kafka.flush()
     run_job(spark, config, clock=lambda: clock[0])
-    ledger = wh / "_cdc_deletes" / "kept"
-    assert [(r["id"], r["_cdc_pos"]) for r in rows(spark, str(ledger))] == [(2, 210)]
+    assert ledger_items(spark, wh, "kept", stored=True) == [(2, 210, "d")]
 
     clock[0] = (young_ms + 61_000) / 1000  # a minute later: 2's entry is past the retention
     send("d", 300, 3, now_ms)
     send("c", 101, 1, now_ms - 600_000)  # a replay older than the retention: nothing guards it any more
     kafka.flush()
-    run_job(spark, config, clock=lambda: clock[0])
-    assert [(r["id"], r["_cdc_pos"]) for r in rows(spark, str(ledger))] == [(3, 300)]  # 2's entry expired
+    processor = run_job(spark, config, clock=lambda: clock[0])
+    # 2's entry is stored until the next compaction (it no longer guards); 3's delete is recorded
+    assert [(i, p) for i, p, kind in ledger_items(spark, wh, "kept") if kind == "d"] == [(2, 210), (3, 300)]
     assert [(r["id"], r["v"]) for r in rows(spark, str(wh / "kept"))] == [(1, "v101")]
+    processor.ledger.compact(processor._expire_before_ms())
+    assert ledger_items(spark, wh, "kept", stored=True) == [(3, 300, "d")]  # 2's entry expired
+
+
+def test_a_ledger_of_the_earlier_layout_is_imported_and_compaction_runs_by_itself(
+    spark: Any, tmp_path: Path, unique_name: str, kafka_bootstrap: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A per-table ledger of the earlier layout (`_cdc_deletes/<table>`, typed key columns) keeps guarding: the job
+    imports it the first time it meets the table, then removes it. Every COMPACT_EVERY batches the job compacts."""
+    import datetime as dt
+
+    from pyspark.sql import types as T
+
+    from spark_sink.config import SinkConfig
+    from spark_sink.delta import deletes
+
+    tbl = Table(unique_name, "public", "old", FIELDS, ["id"])
+    kafka = Kafka(kafka_bootstrap)
+    kafka.create(tbl.topic)
+    wh = tmp_path / "warehouse"
+    legacy = wh / "_cdc_deletes" / "old"
+    schema = T.StructType(
+        [
+            T.StructField("id", T.IntegerType(), True),
+            *[T.StructField(c, T.LongType(), False) for c in ("_cdc_epoch", "_cdc_pos", "_cdc_seq")],
+            T.StructField("_cdc_source_ts", T.TimestampType(), True),
+            T.StructField("_cdc_truncate", T.BooleanType(), False),
+        ]
+    )
+    stamp = dt.datetime(2026, 1, 1)
+    rows_then = [(1, 0, 200, 0, stamp, False), (None, 0, 50, 0, stamp, True)]
+    spark.createDataFrame(rows_then, schema).write.format("delta").save(str(legacy))
+    config = SinkConfig(
+        bootstrap_servers=kafka_bootstrap,
+        topics=(tbl.topic,),
+        warehouse=str(wh),
+        checkpoint=str(tmp_path / "checkpoint"),
+        table_name_template="{table}",
+        query_name=f"i_{unique_name}",
+    )
+
+    def send(op: str, lsn: int, row_id: int) -> None:
+        row = {"id": row_id, "v": f"v{lsn}"}
+        after, before = (None, {"id": row_id}) if op == "d" else (row, None)
+        kafka.send(tbl.topic, tbl.key_bytes(row), tbl.value_bytes(op, lsn, after, before))
+
+    send("c", 100, 1)  # a replay older than the imported delete: stays out
+    send("c", 110, 2)
+    kafka.flush()
+    run_job(spark, config)
+    assert [(r["id"], r["v"]) for r in rows(spark, str(wh / "old"))] == [(2, "v110")]
+    assert not legacy.exists()
+    assert ledger_items(spark, wh, "old") == [(None, 50, "t"), (1, 200, "d")]
+
+    monkeypatch.setattr(deletes, "COMPACT_EVERY", 1)  # every batch id is a compaction's
+    send("c", 300, 1)  # key 1 comes back: its delete no longer guards anything
+    send("d", 310, 2)
+    kafka.flush()
+    run_job(spark, config)
+    assert [(r["id"], r["v"]) for r in rows(spark, str(wh / "old"))] == [(1, "v300")]
+    assert ledger_items(spark, wh, "old", stored=True) == [(None, 50, "t"), (2, 310, "d")]

@@ -81,4 +81,5 @@ def test_the_pattern_subscription_includes_the_transaction_topic() -> None:
 
 def test_paths_keep_uris_intact() -> None:
     assert join_path("s3a://bucket/wh/", "_cdc_deletes", "t") == "s3a://bucket/wh/_cdc_deletes/t"
-    assert SinkConfig(warehouse="/tmp/wh").delete_ledger_path("orders") == "/tmp/wh/_cdc_deletes/orders"
+    assert SinkConfig(warehouse="/tmp/wh").delete_ledger_path == "/tmp/wh/_cdc_ledger"
+    assert SinkConfig(warehouse="/tmp/wh").legacy_delete_ledger_path("orders") == "/tmp/wh/_cdc_deletes/orders"
