@@ -7,9 +7,11 @@
 2. Throughput: `python -m spark_sink --config …` (available-now, a fresh warehouse and checkpoint under the run
    folder) once per master of SINK_MASTERS, into Delta tables and again into Iceberg tables (`merge_iceberg`); the
    plain-append ceiling: the same records appended to one Delta table per topic by bare Structured Streaming queries
-   (benchmarks/sinkspark.py), per master too. Events/s over the query's wall time, from its first batch planned to
-   its last batch committed (Spark's checkpoint files, benchmarks/sinkfiles.py); process start → query created (JVM,
-   session, job set-up) is reported apart.
+   (benchmarks/sinkspark.py), per master too; and the bare-MERGE ceiling: the same queries MERGEing each batch's raw
+   records by key instead (one MERGE per table and batch and nothing else: what any MERGE job is bounded by).
+   Events/s over the query's wall time, from its first batch planned to its last batch committed (Spark's
+   checkpoint files, benchmarks/sinkfiles.py); process start → query created (JVM, session, job set-up) is reported
+   apart.
 3. End-to-end lag: the job again, on a copy of the last throughput run's warehouse and checkpoint, with
    SINK_LAG_TRIGGER; rows inserted at SINK_LAG_RATE rows/s for `sink_lag_s`, each stamped with clock_timestamp() in
    ms (`ins_ms`, in its transaction); a row's visibility is the time the first Delta version holding it was
@@ -105,8 +107,11 @@ class SinkPhase:
             "merge": {},
             "merge_iceberg": {},
             "append": {},
+            "bare_merge": {},
             "ratio": {},
             "ratio_iceberg": {},
+            "ratio_bare_merge": {},  # the bare MERGE over the append: the most a MERGE job reaches here
+            "ratio_of_bare_merge": {},  # spark_sink (Delta) over the bare MERGE
         }
 
     # -- helpers ---------------------------------------------------------------------------------------------------
@@ -210,24 +215,26 @@ class SinkPhase:
         self.check_consumed(f"spark_sink {master}", [checkpoint])
         return proc.figures([checkpoint], self.events)
 
-    def append_run(self, master: str) -> dict[str, Any]:
-        run = self.folder / f"append-{slug(master)}"
+    def append_run(self, master: str, command: str = "append") -> dict[str, Any]:
+        """The plain-append ceiling (`append`) or the bare-MERGE ceiling (`merge`), benchmarks/sinkspark.py."""
+        run = self.folder / f"{command}-{slug(master)}"
         cap = self.result.get("max_offsets_per_trigger")
         # the sink's cap per trigger covers all topics; one query per topic here, each with its share, so that
         # both write the same number of Delta commits of the same sizes
         per_query = -(-int(cap) // len(self.topics)) if cap else 0
         self.result["append_max_offsets_per_query"] = per_query or None
         cmd = [
-            sys.executable, "-m", "benchmarks.sinkspark", "append",
+            sys.executable, "-m", "benchmarks.sinkspark", command,
             "--master", master, "--jars-dir", str(JARS_DIR), "--bootstrap", self.bootstrap,
             "--out", str(run / "warehouse"), "--checkpoints", str(run / "checkpoints"),
             "--max-offsets", str(per_query), "--timeout", str(600 + self.events / 250),
             *[f"--conf={k}={v}" for k, v in spark_conf(master).items()],
             *[f"{topic}={table}" for topic, table in zip(self.topics, self.tables, strict=True)],
         ]  # fmt: skip
-        proc = SparkProcess(f"append {master}", cmd, run / "append.log").run_to_end(timeout=660 + self.events / 250)
+        proc = SparkProcess(f"{command} {master}", cmd, run / f"{command}.log")
+        proc.run_to_end(timeout=660 + self.events / 250)
         checkpoints = [sinkfiles.read_checkpoint(run / "checkpoints" / t) for t in self.tables]
-        self.check_consumed(f"append {master}", checkpoints)
+        self.check_consumed(f"{command} {master}", checkpoints)
         out = proc.figures(checkpoints, self.events)
         shutil.rmtree(run / "warehouse", ignore_errors=True)  # the raw values: the largest folder of the phase
         return out
@@ -422,9 +429,18 @@ class SinkPhase:
             log.info("sink: plain append ceiling, %s", master)
             self.result["append"][master] = self.guard(f"append.{master}", functools.partial(self.append_run, master))
         for master in SINK_MASTERS:
+            log.info("sink: bare MERGE ceiling, %s", master)
+            run = functools.partial(self.append_run, master, "merge")
+            self.result["bare_merge"][master] = self.guard(f"bare_merge.{master}", run)
+        for master in SINK_MASTERS:
             merge, append = self.result["merge"].get(master), self.result["append"].get(master)
+            bare = self.result["bare_merge"].get(master)
             if merge and append:
                 self.result["ratio"][master] = round(merge["events_per_s"] / append["events_per_s"], 3)
+            if bare and append:
+                self.result["ratio_bare_merge"][master] = round(bare["events_per_s"] / append["events_per_s"], 3)
+            if merge and bare:
+                self.result["ratio_of_bare_merge"][master] = round(merge["events_per_s"] / bare["events_per_s"], 3)
             iceberg = self.result["merge_iceberg"].get(master)
             if iceberg and append:  # over the same (Delta) append ceiling
                 self.result["ratio_iceberg"][master] = round(iceberg["events_per_s"] / append["events_per_s"], 3)

@@ -1,7 +1,7 @@
 """The Spark programs of the Spark sink phase besides the sink itself, each run in a process of its own (one JVM per
 master setting: a JVM keeps the master it started with):
 
-    python -m benchmarks.sinkspark append --master 'local[2]' --jars-dir DIR --bootstrap B --max-offsets N \\
+    python -m benchmarks.sinkspark append|merge --master 'local[2]' --jars-dir DIR --bootstrap B --max-offsets N \\
         --out WAREHOUSE --checkpoints DIR TOPIC=TABLE ...
     python -m benchmarks.sinkspark check --master 'local[1]' --jars-dir DIR --out result.json --tables T,… WAREHOUSE …
 
@@ -9,6 +9,10 @@ master setting: a JVM keeps the master it started with):
   `writeStream.format("delta")` (available-now), the Kafka records as they are (key and value bytes, topic,
   partition, offset, timestamp): no decoding, no MERGE. All queries run at once; the phase times them from their
   checkpoints (benchmarks/sinkfiles.py).
+* `merge`, the bare-MERGE ceiling: the same queries, each micro-batch MERGEd into one Delta table per topic by the
+  record key (the newest record per key by offset; a tombstone deletes, any other record replaces or inserts the raw
+  value): one MERGE per table and batch and nothing else (no decoding, no types, no guard, no delete ledger), the
+  most any MERGE job can reach with commits of the same sizes.
 * `check`: per Delta table the checksum of benchmarks/sinkload.py (row count, sums of id, version, amount and of a
   32-bit md5 hash of the name), written as JSON.
 
@@ -50,7 +54,38 @@ def session(master: str, jars_dir: str, app: str, conf: dict[str, str]) -> Any:
     return spark
 
 
-def append(args: argparse.Namespace, spark: Any) -> int:
+class BareMerge:
+    """foreachBatch of the `merge` ceiling: the batch's newest record per key MERGEd into the Delta table at `path`."""
+
+    def __init__(self, path: str, name: str) -> None:
+        self.path = path
+        self.name = name
+
+    def __call__(self, batch: Any, batch_id: int) -> None:
+        from pyspark.sql import functions as F
+
+        newest = (
+            batch.where(F.col("key").isNotNull())
+            .groupBy("key")
+            .agg(F.max_by(F.struct("value", "offset"), F.col("offset")).alias("r"))
+            .select("key", "r.value", "r.offset")
+        )
+        view = f"bare_merge_{self.name}"
+        newest.createOrReplaceTempView(view)
+        try:
+            newest.sparkSession.sql(
+                f"MERGE INTO delta.`{self.path}` t USING {view} s ON t.key = s.key "
+                "WHEN MATCHED AND s.value IS NULL THEN DELETE "
+                "WHEN MATCHED AND s.offset > t.offset THEN UPDATE SET t.value = s.value, t.offset = s.offset "
+                "WHEN NOT MATCHED AND s.value IS NOT NULL THEN "
+                "INSERT (key, value, offset) VALUES (s.key, s.value, s.offset)"
+            ).collect()
+        finally:
+            newest.sparkSession.catalog.dropTempView(view)
+
+
+def stream(args: argparse.Namespace, spark: Any) -> int:
+    """`append` or `merge`: one query per TOPIC=TABLE pair, all at once, each to its end."""
     queries = []
     for pair in args.pairs:
         topic, table = pair.split("=", 1)
@@ -63,14 +98,20 @@ def append(args: argparse.Namespace, spark: Any) -> int:
         )
         if args.max_offsets:
             reader = reader.option("maxOffsetsPerTrigger", str(args.max_offsets))
-        query = (
+        path = str(Path(args.out) / table)
+        writer = (
             reader.load()
-            .writeStream.format("delta")
-            .queryName(f"append_{table}")
+            .writeStream.queryName(f"{args.command}_{table}")
             .option("checkpointLocation", str(Path(args.checkpoints) / table))
             .trigger(availableNow=True)
-            .start(str(Path(args.out) / table))
         )
+        if args.command == "merge":
+            spark.sql(
+                f"CREATE TABLE IF NOT EXISTS delta.`{path}` (key BINARY, value BINARY, offset BIGINT) USING delta"
+            )
+            query = writer.foreachBatch(BareMerge(path, table)).start()
+        else:
+            query = writer.format("delta").start(path)
         queries.append(query)
     for query in queries:
         if not query.awaitTermination(args.timeout):
@@ -79,7 +120,7 @@ def append(args: argparse.Namespace, spark: Any) -> int:
             print(f"append: {query.name} did not finish in {args.timeout} s", file=sys.stderr)
             return 1
         if query.exception() is not None:
-            print(f"append: {query.name} failed: {query.exception()}", file=sys.stderr)
+            print(f"{args.command}: {query.name} failed: {query.exception()}", file=sys.stderr)
             return 1
     return 0
 
@@ -116,14 +157,14 @@ def check(args: argparse.Namespace, spark: Any) -> int:
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m benchmarks.sinkspark")
     sub = p.add_subparsers(dest="command", required=True)
-    for name in ("append", "check"):
+    for name in ("append", "merge", "check"):
         s = sub.add_parser(name)
         s.add_argument("--master", required=True)
         s.add_argument("--jars-dir", required=True)
         s.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE")
-        s.add_argument("--out", required=True, help="append: the warehouse; check: the JSON file written")
+        s.add_argument("--out", required=True, help="append, merge: the warehouse; check: the JSON file written")
         s.add_argument("--timeout", type=float, default=600.0)
-        if name == "append":
+        if name != "check":
             s.add_argument("--bootstrap", required=True)
             s.add_argument("--checkpoints", required=True)
             s.add_argument("--max-offsets", type=int, default=0)
@@ -140,7 +181,7 @@ def main(argv: list[str] | None = None) -> int:
     conf = dict(item.split("=", 1) for item in args.conf)
     spark = session(args.master, args.jars_dir, f"bench_sink_{args.command}", conf)
     try:
-        return append(args, spark) if args.command == "append" else check(args, spark)
+        return check(args, spark) if args.command == "check" else stream(args, spark)
     finally:
         spark.stop()
 

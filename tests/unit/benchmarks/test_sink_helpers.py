@@ -204,3 +204,13 @@ def test_the_iceberg_merge_has_its_own_verdict_over_the_same_append() -> None:
     v = {t["id"]: t for t in results["targets"]}
     assert v["S1"]["met"] is False
     assert v["S1i"]["met"] is True and v["S1i"]["detail"] == "700 vs 1,000 ev/s = 0.70 (target 0.5)"
+
+
+def test_the_verdict_names_what_a_bare_merge_reaches() -> None:
+    results = _sink_results(300.0, 1_000.0, "PASSED")
+    results["sink"]["bare_merge"] = {"local[1]": {"events_per_s": 450.0}}
+    results["sink"]["ratio_bare_merge"] = {"local[1]": 0.45}
+    results["sink"]["ratio_of_bare_merge"] = {"local[1]": 0.667}
+    report.derive(results)
+    v = {t["id"]: t for t in results["targets"]}
+    assert v["S1"]["detail"] == "300 vs 1,000 ev/s = 0.30 (target 0.5); a bare MERGE per table and batch reaches 0.45"
