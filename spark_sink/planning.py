@@ -105,15 +105,19 @@ class SchemaSeen:
 
 
 def union_of(seen: Iterable[SchemaSeen]) -> tuple[RowSchema, bool]:
-    """`union_schema` of schemas seen (first-seen order by their `order`)."""
-    return union_schema(seen)
+    """`union_schema` of schemas seen (first-seen order by their `order`), for the executors' parse
+    (spark_sink/stage/reduce.py), which reads every event's values as the union's types: a date as a timestamp is
+    midnight there, so widenings that convert values are taken within a batch too."""
+    return union_schema(seen, converted=True)
 
 
-def union_schema(events: Iterable[ChangeEvent | SchemaSeen]) -> tuple[RowSchema, bool]:
+def union_schema(events: Iterable[ChangeEvent | SchemaSeen], converted: bool = False) -> tuple[RowSchema, bool]:
     """All columns seen, in first-seen order. A column whose typed schemas differ takes the wider type when one
     widens to the other (spark_sink/types/widening.py: int → long, decimal(10,2) → decimal(14,2) …; the events of the
     narrower type keep their values, which fit); any other type change raises. Inferred (schemaless) types are
-    merged. A column missing from some events' schemas (added or dropped at the source) is still in the union."""
+    merged. A column missing from some events' schemas (added or dropped at the source) is still in the union.
+    `converted`: the caller reads the older events' values as the wider type (date → timestamp); otherwise such a
+    widening within the events raises (their Python values keep their own type)."""
     columns: dict[str, SinkType] = {}
     seen: dict[str, set[SinkType]] = defaultdict(set)  # the typed schemas' types of each column
     typed_seen = untyped_seen = False
@@ -139,9 +143,9 @@ def union_schema(events: Iterable[ChangeEvent | SchemaSeen]) -> tuple[RowSchema,
                 columns[name] = wider
     for name, types in seen.items():
         # the events carry Python values of their own type, and a date is no timestamp: the older events would
-        # have to be converted (widening.widen_value) before the table is written, which the plan does not do yet
+        # have to be converted (widening.widen_value) before the table is written, which this plan does not do
         older = sorted(t.ddl() for t in types if widening.converts_values(t, columns[name]))
-        if older:
+        if older and not converted:
             raise IncompatibleSchemaError(
                 f"column {name!r} changes type within the batch: {', '.join(older)} → {columns[name].ddl()}; this "
                 "widening is applied across batches only (a batch without events of the older type widens the "

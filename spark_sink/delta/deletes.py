@@ -72,7 +72,7 @@ SCHEMA = T.StructType(
 )
 COMPACT_EVERY = 20  # micro-batches between compactions (by batch id)
 REVIVES = "__ledger_revives"  # guard's output: this change brings back a key the ledger holds as deleted
-ENTRY, MARK = "__ledger_entry", "__ledger_mark"
+ENTRY, MARK, JOIN_KEY = "__ledger_entry", "__ledger_mark", "__ledger_key"
 # the key's JSON text: exact and the same whatever the session's time zone (microseconds, UTC)
 KEY_JSON = {
     "timeZone": "UTC",
@@ -198,13 +198,13 @@ class DeleteLedger:
             if expire_before_ms is not None:
                 cutoff = F.timestamp_millis(F.lit(expire_before_ms))
                 entries = entries.where(F.col(SOURCE_TS).isNull() | (F.col(SOURCE_TS) >= cutoff))
-            entries = entries.groupBy(self._normalized(table, entries).alias(KEY)).agg(_newest(KIND).alias(ENTRY))
-            guarded = guarded.withColumn(KEY, key_json(key_fields)).join(entries, on=KEY, how="left")
+            entries = entries.groupBy(self._normalized(table, entries).alias(JOIN_KEY)).agg(_newest(KIND).alias(ENTRY))
+            guarded = guarded.withColumn(JOIN_KEY, key_json(key_fields)).join(entries, on=JOIN_KEY, how="left")
             deleted = f"({ENTRY} IS NOT NULL AND {ENTRY}.{KIND} = '{DELETED}')"
             newer = order.newer(order.columns(), order.fields(ENTRY))
             keep += f" AND (NOT {deleted} OR {newer})"
             revives = F.expr(f"NOT {IS_DELETE} AND {deleted} AND {newer}")
-        return guarded.where(f"{IS_DELETE} OR ({keep})").withColumn(REVIVES, revives).drop(MARK, ENTRY, KEY)
+        return guarded.where(f"{IS_DELETE} OR ({keep})").withColumn(REVIVES, revives).drop(MARK, ENTRY, JOIN_KEY)
 
     # -- the batch's items ------------------------------------------------------------------------------------
     def items(

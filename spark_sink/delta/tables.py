@@ -21,8 +21,8 @@ events to the dead letter, or stops the job with fail_fast):
 - A column the source dropped stays in the table, as Debezium's JDBC sink leaves it (it adds columns but never drops
   or retypes them): rows inserted later hold NULL there, updates keep the stored value (the MERGE sets only the
   columns the batch's events carry), SCD2 versions written later hold NULL. Dropping user data is the operator's
-  call. Within one batch that also holds events from before the drop, the column is in the batch's schema and an
-  update after the drop writes NULL (a gap: such events should leave the column as unavailable).
+  call. Within one batch that also holds events from before the drop, the column is in the batch's schema, and an
+  update after the drop counts it as unavailable (as an unchanged TOAST value): the table keeps its value there too.
   A column dropped and added back is the same column again: with the same or a wider type its values continue
   (rows the source did not change since keep their pre-drop value: Debezium sends no event for ADD COLUMN); with a
   type that does not widen it is refused like any other type change.

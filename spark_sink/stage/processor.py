@@ -132,8 +132,10 @@ class BatchProcessor(BatchSteps):
                 self.fault(batch_id, plan.table)
             tm.added_columns = ensure_table(self.spark, self.format, p.check, p.extra)
             target = p.check.ref.sql
-            parsed = reduce.parsed_events(decoded, plan.table, p.check, summary.truncate_at)
             names = [f.name for f in p.check.data_schema.fields]
+            # SCD1 tables keep a dropped column's value (as across batches); SCD2 versions and keyless rows do not
+            dropped = {} if p.scd2 or plan.keyless else reduce.missing_columns(names, summary.schema_columns)
+            parsed = reduce.parsed_events(decoded, plan.table, p.check, summary.truncate_at, dropped)
             truncate_ts = NULL_TS
             if summary.truncate_ts_ms is not None:
                 truncate_ts = f"timestamp_millis({summary.truncate_ts_ms})"
@@ -171,7 +173,8 @@ class BatchProcessor(BatchSteps):
                 counts = statement.MergeCounts()  # no change, no MERGE: zero is exact in every format
                 tm.changes = summary.keys
                 if summary.data_events:
-                    source = reduce.latest_per_key(parsed, names, plan.key_columns, summary.toast)
+                    toast = tuple(sorted({*summary.toast, *dropped}))
+                    source = reduce.latest_per_key(parsed, names, plan.key_columns, toast)
                     source = ledger.cache(source.persist(StorageLevel.MEMORY_AND_DISK))  # until the ledger append
                     cutoff = self._expire_before_ms()
                     guarded = self.ledger.guard(plan.table, source, keys, cutoff)

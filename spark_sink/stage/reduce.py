@@ -38,9 +38,27 @@ def parse_type(t: T.DataType) -> T.DataType:
     return t
 
 
-def parsed_events(decoded: DataFrame, table: str, check: TableCheck, truncate_at: SourcePosition | None) -> DataFrame:
+def missing_columns(
+    names: Sequence[str], schema_columns: Sequence[tuple[str, Sequence[str]]]
+) -> dict[str, tuple[str, ...]]:
+    """Per column of `names`, the row schemas (ids) of the batch that lack it (a column the source dropped or added
+    within the batch); columns every schema has are left out."""
+    out = {c: tuple(sid for sid, have in schema_columns if c not in have) for c in names}
+    return {c: ids for c, ids in out.items() if ids}
+
+
+def parsed_events(
+    decoded: DataFrame,
+    table: str,
+    check: TableCheck,
+    truncate_at: SourcePosition | None,
+    missing: dict[str, tuple[str, ...]] | None = None,
+) -> DataFrame:
     """The table's data changes after its truncate: data columns (as the table types them; schemaless columns
-    cast to the table's type), the whole old row of keyless updates in BEFORE, and the change metadata."""
+    cast to the table's type), the whole old row of keyless updates in BEFORE, and the change metadata. `missing`
+    (missing_columns): an update whose row schema lacks a column counts that column as unavailable, as an unchanged
+    TOAST value (the MERGE keeps the table's value, or the batch's earlier one): the same as a batch of such updates
+    alone, which sets only the columns it carries."""
     data_type = T.StructType([T.StructField(f.name, parse_type(f.dataType), True) for f in check.data_schema.fields])
     events = decoded.where((F.col("kind") == EVENT) & (F.col("tbl") == table) & (F.col("op") != "t"))
     if truncate_at is not None:
@@ -51,7 +69,7 @@ def parsed_events(decoded: DataFrame, table: str, check: TableCheck, truncate_at
         *[F.col(src).alias(dst) for src, dst in zip(("epoch", "pos", "seq"), order.COLUMNS, strict=True)],
         F.col("op").alias(OP),
         F.timestamp_millis(F.col("source_ts")).alias(SOURCE_TS),
-        F.coalesce(F.col("unavailable"), F.array().cast("array<string>")).alias(UNAVAILABLE),
+        _unavailable(missing or {}).alias(UNAVAILABLE),
         F.col("partition").alias(PARTITION),
         F.col("offset").alias(OFFSET),
     )
@@ -61,6 +79,15 @@ def parsed_events(decoded: DataFrame, table: str, check: TableCheck, truncate_at
             if parse_type(f.dataType) != target:
                 frame = frame.withColumn(image, frame[image].withField(f.name, frame[image][f.name].cast(target)))
     return frame
+
+
+def _unavailable(missing: dict[str, tuple[str, ...]]) -> Column:
+    known = F.coalesce(F.col("unavailable"), F.array().cast("array<string>"))
+    if not missing:
+        return known
+    update = F.col("op") == "u"
+    lacking = [F.when(update & F.col("schema_id").isin(*ids), F.lit(c)) for c, ids in sorted(missing.items())]
+    return F.array_union(known, F.array_compact(F.array(*lacking)))
 
 
 def _order() -> Column:

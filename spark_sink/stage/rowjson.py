@@ -16,7 +16,8 @@ from spark_sink.decoding.base import RowSchema
 from spark_sink.types.model import ArrayT, MapT, SinkType, StructT
 
 TIMESTAMP_FORMAT = "yyyy-MM-dd'T'HH:mm:ss[.SSSSSS]XXX"
-TIMESTAMP_NTZ_FORMAT = "yyyy-MM-dd'T'HH:mm:ss[.SSSSSS]"
+# a date-only text reads as midnight: the values of a date column a batch widens to timestamp_ntz (older events)
+TIMESTAMP_NTZ_FORMAT = "yyyy-MM-dd['T'HH:mm:ss[.SSSSSS]]"
 DATE_FORMAT = "yyyy-MM-dd"
 FROM_JSON_OPTIONS = {
     "mode": "FAILFAST",  # a value that does not parse is a bug here, never a silent NULL

@@ -39,6 +39,7 @@ class TableSummary:
     keys: int = 0  # distinct record keys among them (one per source key, while the key's schema stays)
     snapshot_at: SourcePosition | None = None  # the newest position of the table's snapshot rows (op r)
     refusal: str | None = None  # keyless tables: why some change cannot be applied exactly (spark_sink/delta/multiset)
+    schema_columns: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (row schema id, its column names) of the events
 
 
 @dataclass
@@ -94,10 +95,12 @@ def summarize(decoded: DataFrame) -> BatchSummary:
         .collect()
     )
     schemas: dict[str, list[SchemaSeen]] = {}
+    ids: dict[str, list[tuple[str, tuple[str, ...]]]] = {}
     for r in schema_rows:
         first = r["first_seen"]
         seen = SchemaSeen(schema_from_text(r["schema"]), bool(r["typed"]), tuple(first))
         schemas.setdefault(r["tbl"], []).append(seen)
+        ids.setdefault(r["tbl"], []).append((r["schema_id"], seen.schema.names))
     summary = BatchSummary()
     for r in per_table:
         summary.records += int(r["n"])
@@ -107,7 +110,7 @@ def summarize(decoded: DataFrame) -> BatchSummary:
         elif r["kind"] != EVENT:
             summary.skipped += int(r["n"])
         else:
-            _table(summary, r.asDict(), schemas.get(r["tbl"], []))
+            _table(summary, r.asDict(), schemas.get(r["tbl"], []), tuple(sorted(ids.get(r["tbl"], []))))
     summary.tables.sort(key=lambda t: t.table)
     return summary
 
@@ -118,7 +121,9 @@ def _keyless_refusal(row: Mapping[str, Any]) -> str | None:
     return refusal("u", None, None) if row["no_tx"] else None
 
 
-def _table(summary: BatchSummary, row: Mapping[str, Any], seen: list[SchemaSeen]) -> None:
+def _table(
+    summary: BatchSummary, row: Mapping[str, Any], seen: list[SchemaSeen], ids: tuple[tuple[str, tuple[str, ...]], ...]
+) -> None:
     table, n = row["tbl"], int(row["n"])
     key_sets = {tuple(k) for k in row["key_sets"] if k is not None}
     try:
@@ -157,5 +162,6 @@ def _table(summary: BatchSummary, row: Mapping[str, Any], seen: list[SchemaSeen]
             data_events=int(row["data"] or 0),
             keys=int(row["keys"] or 0),
             refusal=_keyless_refusal(row) if keyless else None,
+            schema_columns=ids,
         )
     )

@@ -353,27 +353,21 @@ def test_a_dropped_column_stays_new_rows_get_null_updates_keep_it_then_it_is_add
     assert "column 'c': table has int, source now sends string" in dead["clash"][0]["reason"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a batch with dates and timestamps of one column needs the older events' dates converted "
-    "(spark_sink.types.widening.widen_value, in the executors' parse of spark_sink/stage/reduce.py); the batch "
-    "summary's union_schema (spark_sink/stage/summary.py) refuses it until then",
-)
 def test_date_to_timestamp_within_one_batch(spark: Any, env: dict[str, Any]) -> None:
     src = Source(env["prefix"], env["kafka"], ["dates"])
     src.send("dates", 1, {"id": 1, "v": DAY}, DATE, op="c")
     src.send("dates", 2, {"id": 2, "v": NOON_US}, MICRO_TS, op="c")
+    src.send("dates", 3, {"id": 3, "v": DAY}, DATE, op="c")  # an older-typed event after the widening
+    src.send("dates", 4, {"id": 4, "v": DAY + 1}, DATE, op="c")
+    src.send("dates", 5, {"id": 4, "v": NOON_US}, MICRO_TS)  # one key's date, then its timestamp
     env["kafka"].flush()
     processor = run_job(spark, env["config"]())
     assert processor.history[0].dead_letters == 0, dead_letters(spark, env["wh"])
-    assert values(spark, env["wh"] / "dates") == {1: MIDNIGHT, 2: MIDNIGHT + dt.timedelta(hours=12)}
+    noon = MIDNIGHT + dt.timedelta(hours=12)
+    assert values(spark, env["wh"] / "dates") == {1: MIDNIGHT, 2: noon, 3: MIDNIGHT, 4: noon}
+    assert table_types(spark, env["wh"] / "dates")["v"] == "timestamp_ntz"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="within one batch, an update after the drop writes NULL to the dropped column (the batch's union still "
-    "has it, and the event has no value): the column should count as unavailable for such events, as across batches",
-)
 def test_a_column_dropped_within_one_batch_is_kept_by_later_updates(spark: Any, env: dict[str, Any]) -> None:
     src = Source(env["prefix"], env["kafka"], ["same"])
     src.send("same", 1, {"id": 1, "v": 1, "c": "one"}, f("v", "int32"), f("c", "string"), op="c")
@@ -382,9 +376,12 @@ def test_a_column_dropped_within_one_batch_is_kept_by_later_updates(spark: Any, 
     run_job(spark, env["config"]())
     src.send("same", 3, {"id": 1, "v": 1, "c": "uno"}, f("v", "int32"), f("c", "string"))
     src.send("same", 4, {"id": 2, "v": 20}, f("v", "int32"))  # after the drop
+    src.send("same", 5, {"id": 1, "v": 10}, f("v", "int32"))  # keeps the batch's earlier value of its key
+    src.send("same", 6, {"id": 3, "v": 30}, f("v", "int32"), op="c")  # a new row: nothing to keep
     env["kafka"].flush()
     run_job(spark, env["config"]())
-    assert values(spark, env["wh"] / "same", "c") == {1: "uno", 2: "two"}
+    assert values(spark, env["wh"] / "same", "c") == {1: "uno", 2: "two", 3: None}
+    assert values(spark, env["wh"] / "same") == {1: 10, 2: 20, 3: 30}
 
 
 def test_a_widened_key_column_with_hard_deletes(spark: Any, env: dict[str, Any]) -> None:
