@@ -217,7 +217,7 @@ class SinkPhase:
 
     def append_run(self, master: str, command: str = "append") -> dict[str, Any]:
         """The plain-append ceiling (`append`) or the bare-MERGE ceiling (`merge`), benchmarks/sinkspark.py."""
-        run = self.folder / f"{command}-{slug(master)}"
+        run = self.folder / f"{'append' if command == 'append' else 'bare-merge'}-{slug(master)}"
         cap = self.result.get("max_offsets_per_trigger")
         # the sink's cap per trigger covers all topics; one query per topic here, each with its share, so that
         # both write the same number of Delta commits of the same sizes
