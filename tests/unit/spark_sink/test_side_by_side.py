@@ -110,10 +110,15 @@ def test_work_on_other_threads_is_wrapped_by_carry() -> None:
     assert run_all(["a", "b"], str.upper, 1, carry=carry) == ["A", "B"] and marks == []
 
 
-def test_without_pinned_threads_the_batch_carries_nothing() -> None:
-    """No JVM here, as with PYSPARK_PIN_THREAD=false: PySpark's inheritable_thread_target hands the session back,
-    which must not become the work's wrapper."""
+def test_without_pinned_threads_the_batch_carries_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No JVM gateway, as with PYSPARK_PIN_THREAD=false: PySpark's inheritable_thread_target hands the session back,
+    which must not become the work's wrapper. (The gateway is taken away here: a Spark test run earlier in the same
+    process leaves one.)"""
+    from pyspark import SparkContext
+
     from spark_sink.stage.processor import _carry
+
+    monkeypatch.setattr(SparkContext, "_gateway", None)
 
     session: Any = object()
     assert _carry(session)(str.upper) is str.upper
