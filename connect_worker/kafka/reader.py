@@ -1,4 +1,5 @@
-"""Read a whole topic up to its end offsets at the time of the call (Connect's "read to end")."""
+"""Read a whole topic up to its end offsets at the time of the call (Connect's "read to end"), committed records
+only (read_committed, as Connect reads its internal topics with exactly-once source support)."""
 
 from __future__ import annotations
 
@@ -31,7 +32,9 @@ class TopicRecord:
 
 
 def _watermarks(consumer: Consumer, tp: TopicPartition, timeout: float) -> tuple[int, int]:
-    """The partition's low/high offsets, retrying while leadership settles (a topic just created)."""
+    """The partition's low/high offsets, retrying while leadership settles (a topic just created). The reading
+    consumer is read_committed, so "high" is the last stable offset: an open transaction (a producer killed in
+    the middle of one) ends the read where it begins instead of holding it until the transaction is aborted."""
     deadline = time.monotonic() + timeout
     while True:
         try:
@@ -74,11 +77,8 @@ def _read_to_end(config: Mapping[str, Any], topic: str, timeout: float) -> list[
         deadline = time.monotonic() + timeout
         while remaining:
             batch = consumer.consume(num_messages=10000, timeout=0.2)
-            if not batch:
-                if time.monotonic() > deadline:
-                    raise RetriableError(f"Timed out reading topic {topic} to its end")
-                continue
-            deadline = time.monotonic() + timeout
+            if batch:
+                deadline = time.monotonic() + timeout
             for m in batch:
                 if m.error() is not None:
                     raise KafkaException(m.error())
@@ -87,8 +87,13 @@ def _read_to_end(config: Mapping[str, Any], topic: str, timeout: float) -> list[
                 raw_headers: list[tuple[str, Any]] = list(m.headers() or [])  # type: ignore[arg-type]
                 headers = tuple((k, v if isinstance(v, bytes | None) else str(v).encode()) for k, v in raw_headers)
                 out.append(TopicRecord(p, off, m.key(), m.value(), headers))
-                if p in remaining and off + 1 >= remaining[p]:
-                    del remaining[p]
+            # the position, not the last record: transaction markers and aborted records take offsets too and
+            # are never returned, and the consumer's position moves past them
+            for tp in consumer.position([TopicPartition(topic, p) for p in remaining]):
+                if tp.offset >= remaining[tp.partition]:
+                    del remaining[tp.partition]
+            if remaining and not batch and time.monotonic() > deadline:
+                raise RetriableError(f"Timed out reading topic {topic} to its end")
         return out
     finally:
         consumer.close()
