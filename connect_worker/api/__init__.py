@@ -11,6 +11,7 @@ from connect_worker.api.config import (
 )
 from connect_worker.api.connector import (
     ConnectorContext,
+    ConnectorTransactionBoundaries,
     ExactlyOnceSupport,
     OffsetStorageReader,
     SourceConnector,
@@ -46,6 +47,7 @@ __all__ = [
     "ConflictError",
     "ConnectError",
     "ConnectorContext",
+    "ConnectorTransactionBoundaries",
     "Converter",
     "DataError",
     "ExactlyOnceSupport",

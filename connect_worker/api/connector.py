@@ -17,6 +17,13 @@ class ExactlyOnceSupport(enum.Enum):
     UNSUPPORTED = "UNSUPPORTED"
 
 
+class ConnectorTransactionBoundaries(enum.Enum):
+    """Whether a connector's tasks can define their own transaction boundaries (`transaction.boundary=connector`)."""
+
+    SUPPORTED = "SUPPORTED"
+    UNSUPPORTED = "UNSUPPORTED"
+
+
 class OffsetStorageReader(Protocol):
     """Read access to the committed offsets of the connector's source partitions."""
 
@@ -121,6 +128,9 @@ class SourceConnector(Plugin, abc.ABC):
 
     def exactly_once_support(self, props: Mapping[str, str]) -> ExactlyOnceSupport:
         return ExactlyOnceSupport.UNSUPPORTED
+
+    def can_define_transaction_boundaries(self, props: Mapping[str, str]) -> ConnectorTransactionBoundaries:
+        return ConnectorTransactionBoundaries.UNSUPPORTED
 
     async def alter_offsets(self, props: Mapping[str, str], offsets: Mapping[Any, Mapping[str, Any] | None]) -> bool:
         """Called before offsets are altered or reset through REST; True when the connector handled

@@ -188,6 +188,29 @@ class AsyncProducer:
         await self.produce(topic, key, value, partition=partition, on_delivery=done)
         return fut
 
+    # -- transactions (a producer made with transactional.id) ------------------------------------------------
+    # librdkafka's transactional calls block: they run on a thread. Callers flush first, so that no delivery
+    # report is left for librdkafka to serve on that thread (they are served on the event loop, as all others).
+
+    async def init_transactions(self, timeout: float) -> None:
+        """Register the transactional id: fences an earlier producer of the same id (a zombie task) and waits
+        until the coordinator has finished that producer's open transaction (aborted, or committed if it was
+        committing)."""
+        await asyncio.to_thread(self._producer.init_transactions, timeout)
+
+    def begin_transaction(self) -> None:
+        self._producer.begin_transaction()
+
+    async def commit_transaction(self, timeout: float) -> None:
+        await asyncio.to_thread(self._producer.commit_transaction, timeout)
+
+    async def abort_transaction(self, timeout: float) -> None:
+        """Drop what is queued and abort the open transaction. Delivery reports of the dropped messages (errors
+        `_PURGE_QUEUE`/`_PURGE_INFLIGHT`) are served here on the loop before the abort runs on a thread."""
+        self._producer.purge(in_queue=True, in_flight=True, blocking=True)
+        self._producer.poll(0)
+        await asyncio.to_thread(self._producer.abort_transaction, timeout)
+
     def poll(self) -> int:
         """Serve delivery callbacks that are ready (cheap; call after a batch)."""
         return int(self._producer.poll(0))

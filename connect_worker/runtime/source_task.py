@@ -146,6 +146,10 @@ class WorkerSourceTask:
         self._main: asyncio.Task[None] | None = None
         self._flusher: asyncio.Task[None] | None = None
         self._background = BackgroundTasks(f"task {task_id}")  # commit_record calls in flight
+        # what runs after each dispatched batch and after each empty poll (None: nothing; the exactly-once task
+        # ends its transactions there)
+        self._dispatched: Callable[[], Awaitable[None]] | None = None
+        self._idle: Callable[[], Awaitable[None]] | None = None
         group = metrics if metrics is not None else MetricsGroup("unregistered")
         self._metrics = TaskMetrics(group, active=lambda: self._producer.in_flight, written=lambda: self.acknowledged)
         self.task.initialize(TaskContext(self.props, ConnectorOffsetReader(offset_store, task_id.connector), group))
@@ -190,9 +194,13 @@ class WorkerSourceTask:
         return self._failure is not None
 
     # -- the loop --------------------------------------------------------------------------------------
+    async def _prepare(self) -> None:
+        """What must happen before the task starts (the exactly-once task fences its predecessor here)."""
+
     async def _run(self) -> None:
         started = False
         try:
+            await self._prepare()
             await self.task.start(self.props)
             started = True
             if self._running.is_set():
@@ -251,6 +259,8 @@ class WorkerSourceTask:
             stop.cancel()
             batch = poll.result()
             if not batch:
+                if self._idle is not None:
+                    await self._idle()
                 continue
             metrics = self._metrics
             metrics.polled.inc(len(batch))
@@ -265,6 +275,8 @@ class WorkerSourceTask:
                 if self._failure is not None:
                     return
             producer.poll()
+            if self._dispatched is not None:
+                await self._dispatched()
 
     def _send(self, record: SourceRecord) -> Awaitable[None] | None:
         """Transform, convert and queue one record; returns what is left to await, if anything."""
@@ -389,7 +401,11 @@ class WorkerSourceTask:
     def _skip(self, record: SourceRecord) -> None:
         self._submitted.submit(record.source_partition, record.source_offset).ack()
         if self.with_metadata:
-            self._background.start(self.task.commit_record(record, None))
+            self._record_done(record, None)
+
+    def _record_done(self, record: SourceRecord, meta: RecordMetadata | None) -> None:
+        """Tell the task (commit_record) that Kafka holds `record` (meta None: dropped or skipped)."""
+        self._background.start(self.task.commit_record(record, meta))
 
     def _tolerated(self, record: SourceRecord, e: Exception) -> None:
         if self._settings.log_errors:
@@ -402,7 +418,7 @@ class WorkerSourceTask:
         record = entry.record
         assert record is not None
         meta = RecordMetadata(msg.topic() or record.topic, msg.partition() or 0, msg.offset() or 0, msg.timestamp()[1])
-        self._background.start(self.task.commit_record(record, meta))
+        self._record_done(record, meta)
 
     def delivery_failed(self, entry: Submitted, err: KafkaError, msg: Message) -> None:
         if err.fatal():
@@ -425,7 +441,7 @@ class WorkerSourceTask:
             log.warning("task %s skipped a record Kafka did not accept%s: %s", self.id, where, reason)
         entry.ack()
         if self.with_metadata and record is not None:
-            self._background.start(self.task.commit_record(record, None))
+            self._record_done(record, None)
 
     # -- offsets -----------------------------------------------------------------------------------------
     async def _flush_loop(self) -> None:

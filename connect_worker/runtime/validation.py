@@ -21,7 +21,13 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Final
 
-from connect_worker.api import ConfigValue, PluginType, SourceConnector
+from connect_worker.api import (
+    ConfigValue,
+    ConnectorTransactionBoundaries,
+    ExactlyOnceSupport,
+    PluginType,
+    SourceConnector,
+)
 from connect_worker.api.config import (
     ConfigDef,
     ConfigKey,
@@ -56,6 +62,7 @@ _PREDICATES_KIND: Final = PREDICATES.lower()
 _ALIAS_KINDS: Final = ((_TRANSFORMS_KIND, PluginType.TRANSFORMATION), (_PREDICATES_KIND, PluginType.PREDICATE))
 _CONVERTER_TYPE: Final = "converter.type"
 EXACTLY_ONCE_SUPPORT: Final = "exactly.once.support"
+TRANSACTION_BOUNDARY: Final = "transaction.boundary"
 
 
 def key_info(key: ConfigKey, name: str | None = None) -> ConfigKeyInfo:
@@ -293,6 +300,45 @@ def _connector_version_only(
     return ConfigInfos(class_value, sum(len(i.value.errors) for i in infos), BASE_GROUPS, infos)
 
 
+def _exactly_once_checks(
+    connector: SourceConnector, config: Mapping[str, str], results: Mapping[str, ConfigValue], enabled: bool
+) -> None:
+    """Connect's preflight checks of `exactly.once.support=required` and `transaction.boundary=connector`
+    (DistributedHerder.validateSourceConnectorExactlyOnceSupport / ...TransactionBoundary), same messages."""
+    eos = results[EXACTLY_ONCE_SUPPORT]
+    if not eos.errors and str(eos.value).lower() == "required":
+        if not enabled:
+            eos.errors.append("This worker does not have exactly-once source support enabled.")
+        try:
+            support = connector.exactly_once_support(config)
+        except Exception as e:  # noqa: BLE001 - reported as Connect reports it
+            eos.errors.append(_unexpected(e))
+        else:
+            if support is not ExactlyOnceSupport.SUPPORTED:
+                eos.errors.append(
+                    "The connector does not support exactly-once semantics with the provided configuration."
+                )
+    boundary = results[TRANSACTION_BOUNDARY]
+    if not boundary.errors and str(boundary.value).lower() == "connector":
+        try:
+            defines = connector.can_define_transaction_boundaries(config)
+        except Exception as e:  # noqa: BLE001
+            boundary.errors.append(_unexpected(e))
+        else:
+            if defines is not ConnectorTransactionBoundaries.SUPPORTED:
+                boundary.errors.append(
+                    "The connector does not support connector-defined transaction boundaries with the given "
+                    "configuration. Please reconfigure it to use a different transaction boundary definition."
+                )
+
+
+def _unexpected(e: Exception) -> str:
+    message = str(e).strip()
+    return "An unexpected error occurred during validation" + (
+        f": {message}" if message else "; please see the worker logs for more details."
+    )
+
+
 async def validate_connector_config(
     registry: PluginRegistry,
     connector_cls: type[SourceConnector],
@@ -343,9 +389,6 @@ async def validate_connector_config(
     results = validate_keys(defined.values(), config)
     _fix_converter_values(results, plugins, converters, recommend=True)
     results[CONNECTOR_VERSION].recommended_values = [_plugin_version(connector_cls)]
-    eos = results[EXACTLY_ONCE_SUPPORT]
-    if not exactly_once_source and not eos.errors and str(eos.value).lower() == "required":
-        eos.errors.append("This worker does not have exactly-once source support enabled.")
     for c in converters:
         if c.cls is not None:
             converter_problem = plugins.version_problem(c.cls, config.get(converter_version_key(c.side)))
@@ -368,6 +411,7 @@ async def validate_connector_config(
             results[name].errors.extend(errs)
 
     connector = connector_cls()
+    _exactly_once_checks(connector, config, results, exactly_once_source)
     own_def = connector_cls.config_def()
     own_results = await connector.validate(config)
     own_keys = {k.name: k for k in own_def.keys if not k.internal and k.name not in defined}

@@ -25,6 +25,13 @@ from connect_worker.api.connector import OffsetStorageReader
 from connect_worker.kafka.admin import TopicAdmin
 from connect_worker.kafka.producer import AsyncProducer
 from connect_worker.runtime.config_providers import ConfigTransformer, reverse_transform
+from connect_worker.runtime.exactly_once_task import (
+    POLL,
+    ExactlyOnceWorkerSourceTask,
+    TransactionSettings,
+    transactional_id,
+    transactional_producer,
+)
 from connect_worker.runtime.herder import ConnectorTaskId
 from connect_worker.runtime.logging_setup import log_context
 from connect_worker.runtime.metrics import WorkerMetrics
@@ -139,6 +146,11 @@ class Worker:
         previous = self._running.pop(name, None)
         tasks = previous.tasks if previous is not None else {}
         try:
+            if (config.get("offsets.storage.topic") or "").strip():
+                raise ConfigError(
+                    "offsets.storage.topic: a connector-specific offsets topic is not supported by this worker yet; "
+                    f"remove the key (the connector's offsets then live in the worker's {self._offsets.topic})"
+                )
             instance: SourceConnector = self._registry.connector_class(config.get("connector.class") or "")()
             version = instance.version()
             instance.initialize(_SourceConnectorContext(callbacks, ConnectorOffsetReader(self._offsets, name)))
@@ -215,6 +227,13 @@ class Worker:
         transform = self._transform_factory(config)
         groups = parse_groups(config) if self._config["topic.creation.enable"] else None
         overrides = {k[len("producer.override.") :]: v for k, v in config.items() if k.startswith("producer.override.")}
+        exactly_once = str(self._config["exactly.once.source.support"]).lower() == "enabled"
+        transaction_timeout_s = 0.0
+        if exactly_once:
+            transactional = transactional_id(self._config["group.id"], task_id.connector, task_id.task)
+            overrides, transaction_timeout_s = transactional_producer(
+                overrides, self._config.prefixed("producer."), transactional
+            )
         producer = self._producer_factory(f"connector-producer-{task_id.connector}-{task_id.task}", overrides)
         producer.start()
         settings = TaskSettings(
@@ -226,7 +245,17 @@ class Worker:
             retry_timeout_ms=int(config.get("errors.retry.timeout", 0)),
             retry_delay_max_ms=int(config.get("errors.retry.delay.max.ms", 60000)),
         )
-        worker_task = WorkerSourceTask(
+        extra: dict[str, Any] = {}
+        task_cls: type[WorkerSourceTask] = WorkerSourceTask
+        if exactly_once:
+            task_cls = ExactlyOnceWorkerSourceTask
+            interval_ms = config.get("transaction.boundary.interval.ms") or self._config["offset.flush.interval.ms"]
+            extra["transactions"] = TransactionSettings(
+                boundary=config.get("transaction.boundary", POLL).lower(),
+                interval_s=int(interval_ms) / 1000,
+                timeout_s=transaction_timeout_s,
+            )
+        worker_task = task_cls(
             task_id,
             task,
             self.resolve(props),
@@ -240,6 +269,7 @@ class Worker:
             topics=TopicCreator(self._admin, groups),
             settings=settings,
             metrics=self._metrics.task_group(task_id.connector, task_id.task) if self._metrics is not None else None,
+            **extra,
         )
         running.tasks[task_id.task] = worker_task
         worker_task.start(paused=paused)

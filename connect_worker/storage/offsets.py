@@ -105,9 +105,15 @@ class OffsetStore:
         log.info("read %d records from offsets topic %s (%d connectors)", len(records), self.topic, len(self._data))
 
     def _apply(self, key: bytes | None, value: bytes | None) -> None:
+        parsed = self._parse(key, value)
+        if parsed is not None:
+            self._data.setdefault(parsed[0], {})[parsed[1]] = parsed[2]
+
+    def _parse(self, key: bytes | None, value: bytes | None) -> tuple[str, bytes, StoredOffset] | None:
+        """(connector, key, stored offset) of one record of the topic; None (logged) for a malformed one."""
         if key is None:
             log.warning("ignoring a record without key in offsets topic %s", self.topic)
-            return
+            return None
         try:
             parsed = internal_json.loads(key)
             if not (
@@ -122,8 +128,8 @@ class OffsetStore:
                 raise DataError("offset is not a map")
         except (ValueError, DataError) as e:
             log.warning("ignoring a malformed record in offsets topic %s: %s (key %r)", self.topic, e, key[:200])
-            return
-        self._data.setdefault(parsed[0], {})[key] = StoredOffset(parsed[1], offset)
+            return None
+        return parsed[0], key, StoredOffset(parsed[1], offset)
 
     # -- reading ------------------------------------------------------------------------------------
     def get(self, connector: str, partition: Mapping[str, Any]) -> dict[str, Any] | None:
@@ -137,14 +143,25 @@ class OffsetStore:
     def known_partitions(self, connector: str) -> list[dict[str, Any]]:
         return [s.partition for s in self._data.get(connector, {}).values()]
 
+    async def refresh(self, connector: str) -> None:
+        """Read the topic to its end again and take `connector`'s committed offsets from it: what a transaction
+        that was still open when the worker started (a zombie's, committed or aborted since) left behind. An
+        exactly-once task calls it after fencing its predecessor and before it reads its offsets."""
+        records = await read_to_end(self._consumer_config, self.topic)
+        fresh: dict[bytes, StoredOffset] = {}
+        for r in records:
+            parsed = self._parse(r.key, r.value)
+            if parsed is not None and parsed[0] == connector:
+                fresh[parsed[1]] = parsed[2]
+        self._data[connector] = fresh
+
     # -- writing ------------------------------------------------------------------------------------
-    async def write(
-        self, connector: str, offsets: Sequence[tuple[Mapping[str, Any], Mapping[str, Any] | None]]
-    ) -> None:
-        """Write (partition, offset-or-None) pairs and wait until Kafka acknowledged all of them."""
-        if not offsets:
-            return
-        pending: list[asyncio.Future[None]] = []
+    @staticmethod
+    def encode(
+        connector: str, offsets: Sequence[tuple[Mapping[str, Any], Mapping[str, Any] | None]]
+    ) -> list[tuple[bytes, bytes | None]]:
+        """The offsets topic's (key, value) records of (partition, offset-or-None) pairs, byte-identical to
+        Connect's; raises DataError for maps Connect refuses."""
         encoded: list[tuple[bytes, bytes | None]] = []
         for partition, offset in offsets:
             validate_offset_map("Partition", partition)
@@ -153,17 +170,36 @@ class OffsetStore:
             # Debezium's offsets are Java HashMaps: write them in HashMap order, byte-identical to Connect's
             value = None if offset is None else internal_json.dumps(java_hashmap_order(offset))
             encoded.append((key, value))
-            pending.append(await self._producer.send(self.topic, key, value, what="offsets write"))
-        self._producer.poll()
-        results = await asyncio.gather(*pending, return_exceptions=True)
-        failures = [r for r in results if isinstance(r, BaseException)]
-        if failures:
-            raise RetriableError(f"Failed to write offsets to {self.topic}: {failures[0]}")
+        return encoded
+
+    def written(
+        self,
+        connector: str,
+        offsets: Sequence[tuple[Mapping[str, Any], Mapping[str, Any] | None]],
+        encoded: Sequence[tuple[bytes, bytes | None]],
+    ) -> None:
+        """Take records Kafka holds now (`encode`d from `offsets`, written by this store or in a task's
+        transaction that committed) into the in-memory view."""
         for (key, value), (partition, _) in zip(encoded, offsets, strict=True):
             self._apply(key, value)
             # keep the caller's partition map (its order) for GET /offsets
             stored = self._data[connector][key]
             self._data[connector][key] = StoredOffset(dict(partition), stored.offset)
+
+    async def write(
+        self, connector: str, offsets: Sequence[tuple[Mapping[str, Any], Mapping[str, Any] | None]]
+    ) -> None:
+        """Write (partition, offset-or-None) pairs and wait until Kafka acknowledged all of them."""
+        if not offsets:
+            return
+        encoded = self.encode(connector, offsets)
+        pending = [await self._producer.send(self.topic, k, v, what="offsets write") for k, v in encoded]
+        self._producer.poll()
+        results = await asyncio.gather(*pending, return_exceptions=True)
+        failures = [r for r in results if isinstance(r, BaseException)]
+        if failures:
+            raise RetriableError(f"Failed to write offsets to {self.topic}: {failures[0]}")
+        self.written(connector, offsets, encoded)
 
 
 class ConnectorOffsetReader:

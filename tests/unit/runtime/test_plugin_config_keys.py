@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from connect_worker.api import PluginType
+from connect_worker.api import ConnectorTransactionBoundaries, ExactlyOnceSupport, PluginType
 from connect_worker.runtime.connector_config import TRANSFORM_COMMON_KEYS, embed, sorted_configs
 from connect_worker.runtime.plugins import PluginRegistry
 from connect_worker.runtime.validation import (
@@ -169,6 +169,51 @@ async def test_exactly_once_required_needs_a_worker_with_it() -> None:
     accepted = entry(await validate(body, exactly_once_source=True), "exactly.once.support")["value"]["errors"]
 
     assert refused == ["This worker does not have exactly-once source support enabled."]
+    assert accepted == []
+
+
+async def test_exactly_once_required_of_a_connector_without_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    body = {**BASE, "exactly.once.support": "required"}
+    monkeypatch.setattr(PostgresConnector, "exactly_once_support", lambda self, props: ExactlyOnceSupport.UNSUPPORTED)
+
+    errors = entry(await validate(body), "exactly.once.support")["value"]["errors"]
+
+    # both, as DistributedHerder.validateSourceConnectorExactlyOnceSupport adds them
+    assert errors == [
+        "This worker does not have exactly-once source support enabled.",
+        "The connector does not support exactly-once semantics with the provided configuration.",
+    ]
+
+
+async def test_exactly_once_support_that_raises_is_an_unexpected_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(self: Any, props: Any) -> ExactlyOnceSupport:
+        raise RuntimeError("  cannot tell  ")
+
+    monkeypatch.setattr(PostgresConnector, "exactly_once_support", broken)
+    body = {**BASE, "exactly.once.support": "required"}
+
+    errors = entry(await validate(body, exactly_once_source=True), "exactly.once.support")["value"]["errors"]
+
+    assert errors == ["An unexpected error occurred during validation: cannot tell"]
+
+
+@pytest.mark.parametrize("enabled", [False, True])
+async def test_connector_defined_transaction_boundaries(enabled: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    body = {**BASE, "transaction.boundary": "Connector"}
+
+    refused = entry(await validate(body, exactly_once_source=enabled), "transaction.boundary")["value"]["errors"]
+    monkeypatch.setattr(
+        PostgresConnector,
+        "can_define_transaction_boundaries",
+        lambda self, props: ConnectorTransactionBoundaries.SUPPORTED,
+    )
+    accepted = entry(await validate(body, exactly_once_source=enabled), "transaction.boundary")["value"]["errors"]
+
+    # Connect checks the boundary whether or not the worker has exactly-once support
+    assert refused == [
+        "The connector does not support connector-defined transaction boundaries with the given configuration. "
+        "Please reconfigure it to use a different transaction boundary definition."
+    ]
     assert accepted == []
 
 

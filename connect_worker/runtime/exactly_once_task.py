@@ -1,0 +1,187 @@
+"""Exactly-once source delivery (KIP-618): the source-task loop with a transactional producer.
+
+With `exactly.once.source.support=enabled` every task gets a producer of its own with `transactional.id`
+`<group.id>-<connector>-<task>` (Connect's format). One Kafka transaction holds the records the task produced
+since the last one AND the offsets-topic records of their source offsets, written by the same producer; nothing
+of it is visible to a `read_committed` consumer until it commits, and a crash before the commit aborts both.
+The offsets a restarted task reads back (read_committed) are therefore exactly those of the records that were
+committed: nothing is sent twice, nothing skipped.
+
+- Start: `init_transactions` fences an earlier producer of the same id (a zombie task, a killed worker's) and
+  waits until the coordinator has finished its open transaction; then the task's offsets are read again, so an
+  offset committed by that transaction in the meantime is seen before the task reads it.
+- Boundaries (`transaction.boundary`): `poll`, a transaction per batch the task's poll() returned; `interval`,
+  the first batch end (or empty poll) after `transaction.boundary.interval.ms` since the last commit.
+- The source is told a position (`offsets_flushed`, `commit`) and `commit_record` is called only after the
+  transaction that holds it committed.
+- A record Kafka does not accept makes the transaction impossible to commit: the task aborts it and fails,
+  whatever `errors.tolerance` says (conversion and transform errors are still tolerated as configured).
+- A graceful stop commits the open transaction; a failure aborts it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import time
+from collections.abc import Mapping
+from typing import Any
+
+from confluent_kafka import KafkaError, KafkaException, Message
+
+from connect_worker.api import ConfigError, RecordMetadata, SourceRecord
+from connect_worker.runtime.source_task import WorkerSourceTask
+from connect_worker.runtime.submitted import Submitted
+from connect_worker.storage.offsets import OffsetStore
+
+log = logging.getLogger(__name__)
+
+POLL, INTERVAL = "poll", "interval"
+
+
+def transactional_id(group_id: str, connector: str, task: int) -> str:
+    """Connect's task transactional id (`ExactlyOnceWorkerSourceTask`/`DistributedConfig.taskTransactionalId`)."""
+    return f"{group_id}-{connector}-{task}"
+
+
+DEFAULT_TRANSACTION_TIMEOUT_MS = 60000  # the Java producer's and librdkafka's transaction.timeout.ms
+
+
+def transactional_producer(
+    overrides: Mapping[str, str], worker_producer: Mapping[str, str], transactional: str
+) -> tuple[dict[str, str], float]:
+    """The connector's producer overrides for an exactly-once task, and the transaction timeout in seconds.
+
+    As Connect's Worker does, `transactional.id` and `enable.idempotence=true` are forced (a different value the
+    user set is replaced, with a warning). librdkafka needs every message's timeout within the transaction's: without
+    a `delivery.timeout.ms` of the user's, it is the transaction timeout (a broker away that long fails the task)."""
+    out = dict(overrides)
+    for key, value in (("transactional.id", transactional), ("enable.idempotence", "true")):
+        given = out.get(key, worker_producer.get(key))
+        if given is not None and given.lower() != value:
+            log.warning("producer %s=%s replaced by %s: exactly-once source support is enabled", key, given, value)
+        out[key] = value
+    timeout_ms = int(out.get("transaction.timeout.ms", worker_producer.get("transaction.timeout.ms", 0)) or 0)
+    timeout_ms = timeout_ms or DEFAULT_TRANSACTION_TIMEOUT_MS
+    if "delivery.timeout.ms" not in out and "delivery.timeout.ms" not in worker_producer:
+        out["message.timeout.ms"] = str(timeout_ms)
+    return out, timeout_ms / 1000
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class TransactionSettings:
+    boundary: str = POLL  # POLL or INTERVAL
+    interval_s: float = 60.0  # INTERVAL: the longest a transaction stays open (offset.flush.interval.ms default)
+    timeout_s: float = 60.0  # how long init/commit/abort may take (the producer's transaction.timeout.ms)
+
+    def __post_init__(self) -> None:
+        if self.boundary not in (POLL, INTERVAL):
+            # validation refuses `connector` for every connector that cannot define boundaries (none can yet)
+            raise ConfigError(f"transaction.boundary={self.boundary} is not supported by this connector")
+
+
+class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
+    def __init__(self, *args: Any, transactions: TransactionSettings, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._tx = transactions
+        self._aborting = False
+        self._last_commit = time.monotonic()
+        self._records_done: list[tuple[SourceRecord, RecordMetadata | None]] = []
+        self._dispatched = self._maybe_commit
+        self._idle = self._maybe_commit if transactions.boundary == INTERVAL else None
+
+    async def _prepare(self) -> None:
+        await self._producer.init_transactions(self._tx.timeout_s)
+        await self._offsets.refresh(self.id.connector)
+        self._producer.begin_transaction()
+        self._last_commit = time.monotonic()
+        log.info("task %s: exactly-once delivery, transaction boundary %s", self.id, self._tx.boundary)
+
+    async def _flush_loop(self) -> None:
+        """No offsets flush of its own: offsets are written in the transactions."""
+
+    async def _maybe_commit(self) -> None:
+        if self._tx.boundary == POLL or time.monotonic() - self._last_commit >= self._tx.interval_s:
+            await self.commit_transaction()
+
+    async def commit_transaction(self) -> None:
+        """Wait for the transaction's records, add their offsets, commit; then tell the task."""
+        async with self._commit_lock:
+            started = time.monotonic()
+            producer = self._producer
+            left = await producer.flush(self._tx.timeout_s)
+            if self._failure is not None:
+                raise self._failure
+            if left:
+                raise RuntimeError(
+                    f"{left} records of the transaction were not acknowledged within {self._tx.timeout_s:.0f} s; "
+                    "the transaction is aborted"
+                )
+            offsets = self._submitted.committable()
+            connector = self.id.connector
+            encoded = OffsetStore.encode(connector, offsets)
+            for key, value in encoded:
+                await producer.produce(self._offsets.topic, key, value)
+            try:
+                await self._commit()
+            except BaseException:
+                self._metrics.commit_failures.inc()
+                raise
+            self._last_commit = time.monotonic()
+            producer.begin_transaction()
+            self._offsets.written(connector, offsets, encoded)
+            done, self._records_done = self._records_done, []
+            for record, meta in done:
+                super()._record_done(record, meta)
+            if offsets:
+                await self.task.offsets_flushed(offsets)
+                self._metrics.committed((time.monotonic() - started) * 1000)
+            await self.task.commit()
+
+    async def _commit(self) -> None:
+        """commit_transaction, retried while librdkafka calls its error retriable."""
+        while True:
+            try:
+                await self._producer.commit_transaction(self._tx.timeout_s)
+                return
+            except KafkaException as e:
+                err: KafkaError = e.args[0]
+                if not err.retriable() or err.fatal() or err.txn_requires_abort():
+                    raise RuntimeError(f"the transaction could not be committed: {err.str()}") from e
+                log.warning("task %s: committing the transaction failed, retrying: %s", self.id, err.str())
+
+    async def _final_commit(self) -> None:
+        if self._failure is None:
+            try:
+                await self.commit_transaction()
+                return
+            except Exception as e:  # noqa: BLE001 - the open transaction is aborted instead
+                log.error("task %s: the last transaction could not be committed, aborting it: %s", self.id, e)
+        await self._abort()
+
+    async def _abort(self) -> None:
+        self._aborting = True
+        self._records_done.clear()
+        try:
+            await self._producer.abort_transaction(self._tx.timeout_s)
+            log.info("task %s: open transaction aborted (its records are sent again at the next start)", self.id)
+        except KafkaException as e:
+            log.warning("task %s: aborting the transaction failed: %s (it times out on the broker)", self.id, e)
+
+    # -- what is deferred to the commit, and what cannot be tolerated -----------------------------------------
+    def _record_done(self, record: SourceRecord, meta: RecordMetadata | None) -> None:
+        self._records_done.append((record, meta))
+
+    def delivery_failed(self, entry: Submitted, err: KafkaError, msg: Message) -> None:
+        if self._aborting:  # the abort's own purge
+            return
+        self._send_failed(entry, entry.record, msg.topic() or "", err.str())
+
+    def _send_failed(self, entry: Submitted, record: SourceRecord | None, topic: str, reason: str) -> None:
+        self._metrics.produce_failed.inc()
+        self._fail(
+            RuntimeError(
+                f"Kafka did not accept a record for topic {topic}: {reason} (exactly-once delivery: the "
+                "transaction is aborted, and the task fails whatever errors.tolerance says)"
+            )
+        )
