@@ -16,7 +16,7 @@ pytestmark = pytest.mark.integration
 async def test_committed_records_only_and_an_open_transaction_does_not_hold_the_read(
     kafka_bootstrap: str, unique_name: str
 ) -> None:
-    base = {"bootstrap.servers": kafka_bootstrap}
+    base: dict[str, str | int | float | bool] = {"bootstrap.servers": kafka_bootstrap}
     topic = f"{unique_name}-tx"
     admin = AdminClient(base)
     admin.create_topics([NewTopic(topic, 2, 1)])[topic].result(30)

@@ -45,6 +45,6 @@ def test_message_timeout_follows_the_transaction_timeout() -> None:
 
 
 def test_connector_defined_boundaries_are_refused_at_start() -> None:
-    with pytest.raises(ConfigError, match="transaction.boundary=connector is not supported"):
+    with pytest.raises(ConfigError, match=r"transaction\.boundary=connector is not supported"):
         TransactionSettings(boundary="connector")
     assert TransactionSettings(boundary="interval", interval_s=2).interval_s == 2
