@@ -5,7 +5,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: help venv up down status run test unit lint fmt clean bench differential-generated
+.PHONY: help venv up down status run test unit lint fmt clean bench chaos differential-generated
 
 help:
 	@echo "make run    set up everything, start the services and the worker (REST on 127.0.0.1:8083)"
@@ -14,6 +14,7 @@ help:
 	@echo "make lint   ruff, mypy and the import contracts"
 	@echo "make bench  side-by-side benchmark with Debezium (BENCH_SIZE=smoke|small|full, see benchmarks/README.md)"
 	@echo "make differential-generated  random rows through real Debezium and this worker (CW_DIFF_SEED, CW_DIFF_ROWS)"
+	@echo "make chaos  kill -9 of the worker 100 times under load, at least once and exactly once (CW_CHAOS_KILLS, CW_CHAOS_SEED)"
 
 # the C extensions are built by the install: a changed C source reinstalls
 C_SOURCES := $(wildcard connect_worker/*/*.c converters/*.c connectors/*/*.c connectors/*/*/*.c)
@@ -72,6 +73,11 @@ differential-generated: up
 	@seed=$${CW_DIFF_SEED:-$$RANDOM}; echo "CW_DIFF_SEED=$$seed"; \
 	CW_DIFF_SEED=$$seed CW_DIFF_ROWS=$${CW_DIFF_ROWS:-2000} \
 	$(PY) -m pytest -q tests/differential/test_broad_pg.py -k generated -p no:cacheprovider
+
+# make test runs these with 6 kills each; here 100 (a bounded loop: each run stops by itself)
+chaos: up
+	CW_CHAOS_KILLS=$${CW_CHAOS_KILLS:-100} $(PY) -m pytest -q -s -p no:cacheprovider \
+		tests/integration/postgres/test_chaos.py tests/integration/runtime/test_exactly_once.py
 
 bench: up
 	$(PY) -m pip install -q -e '.[dev,bench]'

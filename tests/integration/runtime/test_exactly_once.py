@@ -22,7 +22,7 @@ from connect_worker.kafka.reader import read_to_end
 
 from .test_cli import free_port, wait_http, write_worker_props
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(900)]
 
 KILLS = int(os.environ.get("CW_CHAOS_KILLS", "6"))
 RATE = 1500  # lines appended per second while the worker is killed and started again
