@@ -23,6 +23,7 @@ from connect_worker.api.errors import ConfigError
 from connect_worker.api.java_regex import java_regex
 from connectors.postgres import catalog
 from connectors.postgres.config import LogicalDecoder, LsnFlushMode, PostgresConnectorConfig, conninfo
+from connectors.postgres.errors import from_psycopg
 from connectors.postgres.incremental_chunks import PostgresChunkSource
 from connectors.postgres.lsn import Lsn
 from connectors.postgres.messages import message_record
@@ -205,6 +206,12 @@ class PostgresSources:
         return bool(self._snapshotter.should_stream())
 
     async def open(self, position: StoredPosition | None, *, snapshot: bool) -> None:
+        try:
+            await self._open(snapshot)
+        except psycopg.Error as e:  # classified by SQLSTATE: a lost connection is retriable
+            raise from_psycopg(e, action="opening the capture") from e
+
+    async def _open(self, snapshot: bool) -> None:
         config = self._config
         pipeline = self._pipeline
         sql = await self._sql_connection()
@@ -232,7 +239,10 @@ class PostgresSources:
             self._consistent = int(ensured.created.consistent_point)
 
     async def snapshot(self) -> StoredPosition:
-        result = await self._snapshot.run(self._schemas, exported=self._exported, consistent_lsn=self._consistent)
+        try:
+            result = await self._snapshot.run(self._schemas, exported=self._exported, consistent_lsn=self._consistent)
+        except psycopg.Error as e:  # a server shut down or a connection lost mid-snapshot is retriable, as in Debezium
+            raise from_psycopg(e, action="snapshot") from e
         # what Debezium's heartbeats carry until the first streamed event
         self._initial_offset = {"lsn": result.lsn, "txId": result.tx_id, "ts_usec": time.time_ns() // 1000}
         # a retriable failure from here on resumes streaming at the snapshot's position: no new snapshot
