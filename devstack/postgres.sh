@@ -108,11 +108,13 @@ start() {
   log "postgres is ready: psql -h 127.0.0.1 -p $PG_PORT -U postgres"
 }
 
+# CW_PG_STOP_MODE: pg_ctl's shutdown mode, fast unless set (immediate: no checkpoint, crash recovery at the start)
 stop() {
   [ -f "$PGDATA/PG_VERSION" ] || return 0
   if as_owner "$PG_BIN/pg_ctl" -D "$PGDATA" status >/dev/null 2>&1; then
-    log "stopping postgres"
-    as_owner "$PG_BIN/pg_ctl" -D "$PGDATA" -m fast -w -t 60 stop >/dev/null
+    local mode="${CW_PG_STOP_MODE:-fast}"
+    log "stopping postgres ($mode)"
+    as_owner "$PG_BIN/pg_ctl" -D "$PGDATA" -m "$mode" -w -t 60 stop >/dev/null
   fi
 }
 
