@@ -63,6 +63,51 @@ async def wait_for(predicate: Callable[[], Any], timeout: float = 20.0) -> Any:
         await asyncio.sleep(0.2)
 
 
+def postgres_connector(name: str, port: int | str, **extra: str) -> dict[str, str]:
+    """A PostgreSQL connector capturing database `name` on 127.0.0.1:`port` with pgoutput, its topic prefix, slot
+    and publication all named `name`; `extra` keys added."""
+    return {
+        "connector.class": "io.debezium.connector.postgresql.PostgresConnector",
+        "database.hostname": "127.0.0.1",
+        "database.port": str(port),
+        "database.user": "postgres",
+        "database.dbname": name,
+        "topic.prefix": name,
+        "plugin.name": "pgoutput",
+        "slot.name": name,
+        "publication.name": name,
+        **extra,
+    }
+
+
+#: the worker and connector settings of exactly-once delivery with poll boundaries (issue 19's tests)
+EXACTLY_ONCE_CONNECTOR = {"exactly.once.support": "required", "transaction.boundary": "poll"}
+
+
+def exactly_once_worker(group: str) -> dict[str, str]:
+    return {"exactly.once.source.support": "enabled", "group.id": group}
+
+
+def drop_slot_and_database(admin_dsn: str, name: str) -> None:
+    """Drop replication slot `name` once no walsender holds it (a worker just stopped), then database `name`."""
+    import time
+
+    import psycopg
+
+    with contextlib.suppress(psycopg.Error), psycopg.connect(admin_dsn, autocommit=True) as conn:
+        for _ in range(100):
+            active = conn.execute(
+                "SELECT count(*) FROM pg_replication_slots WHERE slot_name = %s AND active", (name,)
+            ).fetchone()
+            if not active or not active[0]:
+                break
+            time.sleep(0.2)
+        conn.execute(
+            "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = %s", (name,)
+        )
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
 AVRO_CONVERTER = "io.confluent.connect.avro.AvroConverter"
 
 

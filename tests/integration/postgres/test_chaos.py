@@ -26,7 +26,13 @@ import pytest
 
 from connect_worker.kafka.reader import read_to_end
 from tests.integration.postgres.acceptance.pg_harness import create_database, drop_database
-from tests.worker_support import free_port, worker_properties
+from tests.worker_support import (
+    EXACTLY_ONCE_CONNECTOR,
+    exactly_once_worker,
+    free_port,
+    postgres_connector,
+    worker_properties,
+)
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(900)]
 
@@ -111,22 +117,10 @@ def test_kill_9_under_load(kafka_bootstrap: str, unique_name: str, tmp_path: Pat
             "offset.flush.interval.ms": "500",
         }
     )
-    connector = {
-        "name": "pg",
-        "connector.class": "io.debezium.connector.postgresql.PostgresConnector",
-        "database.hostname": "127.0.0.1",
-        "database.port": str(PG_PORT),
-        "database.user": "postgres",
-        "database.dbname": name,
-        "topic.prefix": name,
-        "plugin.name": "pgoutput",
-        "slot.name": name,
-        "publication.name": name,
-        "snapshot.mode": "no_data",
-    }
+    connector = {"name": "pg", **postgres_connector(name, PG_PORT, **{"snapshot.mode": "no_data"})}
     if mode == "exactly-once":
-        props.update({"exactly.once.source.support": "enabled", "group.id": name})
-        connector.update({"exactly.once.support": "required", "transaction.boundary": "poll"})
+        props.update(exactly_once_worker(name))
+        connector.update(EXACTLY_ONCE_CONNECTOR)
     (tmp_path / "worker.properties").write_text("".join(f"{k}={v}\n" for k, v in props.items()))
     (tmp_path / "pg.properties").write_text("".join(f"{k}={v}\n" for k, v in connector.items()))
     cmd = [sys.executable, "-m", "connect_worker", str(tmp_path / "worker.properties"), str(tmp_path / "pg.properties")]

@@ -28,7 +28,15 @@ import pytest
 
 from connect_worker.kafka.reader import read_to_end
 from tests.integration.postgres.test_database_restart import Loader
-from tests.worker_support import free_port, running_worker, wait_for
+from tests.worker_support import (
+    EXACTLY_ONCE_CONNECTOR,
+    drop_slot_and_database,
+    exactly_once_worker,
+    free_port,
+    postgres_connector,
+    running_worker,
+    wait_for,
+)
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(400)]
 
@@ -69,35 +77,25 @@ def cluster() -> Iterator[Cluster]:
 
 
 def connector_config(cluster: Cluster, name: str, exactly_once: bool, **extra: str) -> dict[str, str]:
-    config = {
-        "connector.class": "io.debezium.connector.postgresql.PostgresConnector",
-        "database.hostname": "127.0.0.1",
-        "database.port": str(cluster.port),
-        "database.user": "postgres",
-        "database.dbname": name,
-        "topic.prefix": name,
-        "plugin.name": "pgoutput",
-        "slot.name": name,
-        "publication.name": name,
-        "publication.autocreate.mode": "filtered",
-        "table.include.list": "public.captured",
-        "retriable.restart.connector.wait.ms": "1000",
-        "key.converter": "org.apache.kafka.connect.json.JsonConverter",
-        "key.converter.schemas.enable": "false",
-        "value.converter": "org.apache.kafka.connect.json.JsonConverter",
-        "value.converter.schemas.enable": "false",
-        **extra,
-    }
-    if exactly_once:
-        config.update({"exactly.once.support": "required", "transaction.boundary": "poll"})
-    return config
+    return postgres_connector(
+        name,
+        cluster.port,
+        **{
+            "publication.autocreate.mode": "filtered",
+            "table.include.list": "public.captured",
+            "retriable.restart.connector.wait.ms": "1000",
+            "key.converter": "org.apache.kafka.connect.json.JsonConverter",
+            "key.converter.schemas.enable": "false",
+            "value.converter": "org.apache.kafka.connect.json.JsonConverter",
+            "value.converter.schemas.enable": "false",
+            **(EXACTLY_ONCE_CONNECTOR if exactly_once else {}),
+            **extra,
+        },
+    )
 
 
 def props_for(worker_props: dict[str, str], name: str, exactly_once: bool) -> dict[str, str]:
-    props = dict(worker_props)
-    if exactly_once:
-        props.update({"exactly.once.source.support": "enabled", "group.id": name})
-    return props
+    return {**worker_props, **(exactly_once_worker(name) if exactly_once else {})}
 
 
 async def ids_in(bootstrap: str, topic: str, op: str | None = None) -> list[int]:
@@ -215,14 +213,4 @@ async def _at_least(ids: Any, n: int) -> bool:
 
 
 def _drop(cluster: Cluster, name: str) -> None:
-    with contextlib.suppress(psycopg.Error), psycopg.connect(cluster.dsn(), autocommit=True) as conn:
-        for _ in range(100):
-            row = conn.execute("SELECT count(*) FROM pg_replication_slots WHERE slot_name = %s AND active", (name,))
-            active = row.fetchone()
-            if not active or not active[0]:
-                break
-            time.sleep(0.2)
-        conn.execute(
-            "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = %s", (name,)
-        )
-        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    drop_slot_and_database(cluster.dsn(), name)

@@ -24,7 +24,7 @@ import psycopg
 import pytest
 
 from connect_worker.kafka.reader import read_to_end
-from tests.worker_support import running_worker, wait_for
+from tests.worker_support import drop_slot_and_database, running_worker, wait_for
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(400)]
 
@@ -186,15 +186,4 @@ def _clean_up(loader: Loader | None, admin: str, name: str) -> None:
     if loader is not None:
         loader.stop_event.set()
         loader.join(30)
-    with contextlib.suppress(psycopg.Error), psycopg.connect(admin, autocommit=True) as conn:
-        for _ in range(100):
-            active = conn.execute(
-                "SELECT count(*) FROM pg_replication_slots WHERE slot_name = %s AND active", (name,)
-            ).fetchone()
-            if not active or not active[0]:
-                break
-            time.sleep(0.2)
-        conn.execute(
-            "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = %s", (name,)
-        )
-        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    drop_slot_and_database(admin, name)
