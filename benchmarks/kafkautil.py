@@ -138,8 +138,8 @@ def read_edges(
 def read_range(
     bootstrap: str, topic: str, start: int, end: int, *, source_ts: SourceTs | None = None, timeout: float = 120.0
 ) -> PhaseRecords:
-    """Records [start, end) of partition 0 of `topic`; checks that they carry LogAppendTime stamps. With
-    `source_ts`, each value's source.ts_ms as well."""
+    """`end - start` records of partition 0 of `topic` from `start` (_messages); checks that they carry
+    LogAppendTime stamps. With `source_ts`, each value's source.ts_ms as well."""
     out = PhaseRecords([], [], [])
     with contextlib.closing(_messages(bootstrap, topic, start, end, timeout)) as messages:
         for msg in messages:
@@ -160,7 +160,10 @@ def read_records(
 
 
 def _messages(bootstrap: str, topic: str, start: int, end: int, timeout: float) -> Generator[Any, None, None]:
-    """The messages [start, end) of partition 0 of `topic` in order, each checked to carry a LogAppendTime stamp."""
+    """`end - start` messages of partition 0 of `topic` from offset `start` on, in order, each checked to carry a
+    LogAppendTime stamp. Counted, not bounded by offset: in a topic written by transactions (exactly-once runs)
+    commit markers take offsets too, and a read_committed consumer (librdkafka's default) never returns them or
+    aborted records; in any other topic the two are the same."""
     if end <= start:
         return
     consumer = Consumer(
@@ -174,17 +177,17 @@ def _messages(bootstrap: str, topic: str, start: int, end: int, timeout: float) 
     deadline = time.monotonic() + timeout
     try:
         consumer.assign([TopicPartition(topic, 0, start)])
-        next_offset = start
-        while next_offset < end:
+        next_offset, left = start, end - start
+        while left > 0:
             if time.monotonic() > deadline:
-                raise TimeoutError(f"{topic}: read {next_offset - start} of {end - start} records in {timeout} s")
-            for msg in consumer.consume(num_messages=10_000, timeout=1.0):
+                raise TimeoutError(f"{topic}: read {end - start - left} of {end - start} records in {timeout} s")
+            for msg in consumer.consume(num_messages=min(10_000, left), timeout=1.0):
                 if msg.error():
                     continue
                 offset = msg.offset()
-                if offset is None or offset < next_offset or offset >= end:
+                if offset is None or offset < next_offset or left <= 0:
                     continue
-                next_offset = offset + 1
+                next_offset, left = offset + 1, left - 1
                 ts_type, _ts = msg.timestamp()
                 if ts_type != TIMESTAMP_LOG_APPEND_TIME:
                     raise RuntimeError(f"{topic} records are not LogAppendTime-stamped (type {ts_type})")

@@ -63,6 +63,19 @@ METRICS: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "p99_10k": ("Latency p99 @10k/s (ms)", lambda r: dig(r, "stream", "latency_10000", "p99_ms")),
     "max_10k": ("Latency max @10k/s (ms)", lambda r: dig(r, "stream", "latency_10000", "max_ms")),
     "rate_10k": ("Achieved insert rate @10k/s", lambda r: dig(r, "stream", "latency_10000", "achieved_rate")),
+    "eos_eps": (
+        "Streaming events/s, exactly once (schemas off)",
+        lambda r: dig(r, "stream_eos", "throughput", "events_per_s"),
+    ),
+    "eos_cpu_us": (
+        "Worker CPU µs/event, exactly once",
+        lambda r: dig(r, "stream_eos", "throughput", "cpu_us_per_event"),
+    ),
+    "eos_p99_1k": ("Latency p99 @1k/s, exactly once (ms)", lambda r: dig(r, "stream_eos", "latency_1000", "p99_ms")),
+    "eos_p99_10k": (
+        "Latency p99 @10k/s, exactly once (ms)",
+        lambda r: dig(r, "stream_eos", "latency_10000", "p99_ms"),
+    ),
     "snap_rps": ("Snapshot rows/s", lambda r: dig(r, "snapshot", "rows_per_s")),
     "snap_mbps": ("Snapshot MB/s", lambda r: dig(r, "snapshot", "mb_per_s")),
     "inc_rps": (
@@ -179,6 +192,7 @@ def _targets(results: dict[str, Any], mode: str) -> list[dict[str, Any]]:
         out.append(
             _verdict("G2", mode, "p99 ≤ 50 ms at 10k events/s", p99, p99 <= 50, f"p99 {p99:.0f} ms (limit 50 ms)")
         )
+    out += _exactly_once_targets(results, mode, eps)
     snap, dbz_snap = (
         _num(metric(results, "ours", mode, "snap_rps")),
         _num(metric(results, "debezium", mode, "snap_rps")),
@@ -201,6 +215,29 @@ def _targets(results: dict[str, Any], mode: str) -> list[dict[str, Any]]:
     first = _num(metric(results, "ours", mode, "first_event"))
     if first is not None:
         out.append(_verdict("G5", mode, "first event < 1 s after process start", first, first < 1.0, f"{first:.2f} s"))
+    return out
+
+
+EOS_RATIO_TARGET = 0.8  # exactly-once streaming events/s over at-least-once, poll boundaries
+EOS_P99_LIMIT_MS = 100  # exactly-once p99 at 10k events/s
+
+
+def _exactly_once_targets(results: dict[str, Any], mode: str, eps: float | None) -> list[dict[str, Any]]:
+    out = []
+    eos = _num(metric(results, "ours", mode, "eos_eps"))
+    if eos is not None and eps:
+        x = eos / eps
+        detail = f"{eos:,.0f} vs {eps:,.0f} ev/s = {x:.2f} (target {EOS_RATIO_TARGET})"
+        cpu, eos_cpu = _num(metric(results, "ours", mode, "cpu_us")), _num(metric(results, "ours", mode, "eos_cpu_us"))
+        if cpu and eos_cpu:
+            detail += f"; CPU {eos_cpu:.1f} vs {cpu:.1f} µs/event"
+        text = f"exactly-once streaming ≥ {EOS_RATIO_TARGET} of at-least-once (transaction.boundary=poll)"
+        out.append(_verdict("E1", mode, text, round(x, 2), x >= EOS_RATIO_TARGET, detail))
+    p99 = _num(metric(results, "ours", mode, "eos_p99_10k"))
+    if p99 is not None:
+        text = f"exactly-once p99 ≤ {EOS_P99_LIMIT_MS} ms at 10k events/s"
+        detail = f"p99 {p99:.0f} ms (limit {EOS_P99_LIMIT_MS} ms)"
+        out.append(_verdict("E2", mode, text, p99, p99 <= EOS_P99_LIMIT_MS, detail))
     return out
 
 

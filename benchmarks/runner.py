@@ -56,7 +56,11 @@ KINDS = ("ours", "debezium")  # the systems run as Kafka Connect workers
 CONNECTOR = "bench"
 
 
-RUNS = frozenset({"stream", "snapshot", "incremental", "parallel"})  # per system and mode; a Plan's default
+RUNS = frozenset({"stream", "snapshot", "incremental", "parallel", "eos"})  # a Plan's default
+EOS = "eos"  # the stream run again with exactly-once delivery (this worker, schemas off; KIP-618, poll boundaries)
+#: what an exactly-once run adds to the worker's and the connector's settings
+EOS_WORKER = ("exactly.once.source.support=enabled",)
+EOS_CONNECTOR = {"exactly.once.support": "required", "transaction.boundary": "poll"}
 SINK = "sink"  # the Spark sink phase (benchmarks/sink.py): asked for by name (`make bench` does unless BENCH_SINK=0)
 SNAPSHOT_RUNS = frozenset({"snapshot", "incremental", "parallel"})  # the runs that read the preloaded table
 
@@ -160,7 +164,9 @@ def wait_records(worker: Worker, topic: str, offset: int, wm: kafkautil.Watermar
             raise RuntimeError(f"{worker.kind}: connector failed: {answer.body!r}\n{worker.log_tail()}")
 
 
-def connector_config(ctx: Context, kind: str, prefix: str, table: str, mode: str) -> dict[str, str]:
+def connector_config(
+    ctx: Context, kind: str, prefix: str, table: str, mode: str, extra: dict[str, str] | None = None
+) -> dict[str, str]:
     return postgres_connector_config(
         prefix=prefix,
         dbname=ctx.dbname,
@@ -173,15 +179,23 @@ def connector_config(ctx: Context, kind: str, prefix: str, table: str, mode: str
             **modes.converter_config(kind, mode),
             "producer.override.acks": "all",
             **ctx.plan.connector_extra,
+            **(extra or {}),
         },
     )
 
 
-def make_worker(kind: str, name: str, bootstrap: str, profile_to: Path | None = None) -> Worker:
+def make_worker(
+    kind: str, name: str, bootstrap: str, profile_to: Path | None = None, extra: tuple[str, ...] = ()
+) -> Worker:
     if kind == "ours":
         run_dir = STATE_DIR / "bench" / name
         return OursProcess(
-            kafka_bootstrap=bootstrap, name=name, pg_port=PG_PORT, run_dir=run_dir, profile_to=profile_to
+            kafka_bootstrap=bootstrap,
+            name=name,
+            pg_port=PG_PORT,
+            run_dir=run_dir,
+            profile_to=profile_to,
+            extra_properties=extra,
         )
     return DebeziumProcess(kafka_bootstrap=bootstrap, name=name, pg_port=PG_PORT)
 
@@ -248,7 +262,11 @@ def throughput_phase(
     wm: kafkautil.Watermarks,
     rows: int,
     slot: str,
+    *,
+    whole: bool = False,
 ) -> dict[str, Any]:
+    """`whole`: read every record of the phase back rather than its edges (a transactional topic, whose offsets
+    also count commit markers: its last record is not at a known offset)."""
     pid = worker.pid()
     assert pid is not None
     start = wm.high(topic)
@@ -265,7 +283,8 @@ def throughput_phase(
     if profiled:
         assert isinstance(worker, OursProcess)
         worker.profile_stop()
-    recs = kafkautil.read_edges(ctx.plan.bootstrap, topic, start, start + rows)
+    read = kafkautil.read_range if whole else kafkautil.read_edges
+    recs = read(ctx.plan.bootstrap, topic, start, start + rows)
     span = max(1, recs.append_ms[-1] - recs.append_ms[0]) / 1000.0
     avg = sum(recs.sizes) / len(recs.sizes)
     return {
@@ -339,9 +358,19 @@ def latency_phase(
 
 
 def stream_run(
-    ctx: Context, kind: str, mode: str, *, latency: bool = True, profile_to: Path | None = None
+    ctx: Context,
+    kind: str,
+    mode: str,
+    *,
+    latency: bool = True,
+    profile_to: Path | None = None,
+    exactly_once: bool = False,
 ) -> dict[str, Any]:
-    tag = "p" if profile_to is not None else MODE_TAGS[mode]
+    """`exactly_once`: this worker with exactly.once.source.support=enabled and the connector's records and offsets in
+    one Kafka transaction per poll batch. Where a phase waits for `n` records by the topic's end offset, that is a
+    lower bound there (markers take offsets too); every read then counts records, which a read_committed reader
+    sees only once their transaction committed."""
+    tag = "p" if profile_to is not None else ("e" if exactly_once else MODE_TAGS[mode])
     prefix = f"{ctx.token}{kind[0]}{tag}"
     table = f"{prefix}_st"
     topic = f"{prefix}.public.{table}"
@@ -351,14 +380,15 @@ def stream_run(
         pgload.create_table(conn, table)
         pgload.insert_range(conn, table, ctx.ids.take(1), 1)
         wm = kafkautil.Watermarks(bootstrap)
-        worker = make_worker(kind, prefix + "w", bootstrap, profile_to)
+        worker = make_worker(kind, prefix + "w", bootstrap, profile_to, EOS_WORKER if exactly_once else ())
         try:
             with running(ctx, worker, prefix, [topic], mode):
                 pid = worker.pid()
                 assert pid is not None
                 result["rest_ready_s"] = round(worker.ready_at - worker.spawned_at, 3)
                 posted = time.time()
-                worker.create_connector(CONNECTOR, connector_config(ctx, kind, prefix, table, mode))
+                extra = EOS_CONNECTOR if exactly_once else None
+                worker.create_connector(CONNECTOR, connector_config(ctx, kind, prefix, table, mode, extra))
                 wait_records(worker, topic, 1, wm, timeout=180)
                 first = kafkautil.read_range(bootstrap, topic, 0, 1)
                 check_first_record(ctx, topic, mode)
@@ -371,7 +401,9 @@ def stream_run(
                 result["rss_idle_kb"] = proc_memory_kb(pid)[0]
                 rows = ctx.plan.size.rows_for_profile if profile_to is not None else ctx.plan.size.stream_rows
                 log.info("%s %s: streaming throughput, %d rows", kind, mode, rows)
-                result["throughput"] = throughput_phase(ctx, worker, conn, table, topic, wm, rows, f"{prefix}_slot")
+                result["throughput"] = throughput_phase(
+                    ctx, worker, conn, table, topic, wm, rows, f"{prefix}_slot", whole=exactly_once
+                )
                 if latency:
                     for rate in ctx.plan.size.latency_rates:
                         log.info("%s %s: latency at %d events/s", kind, mode, rate)
@@ -380,7 +412,7 @@ def stream_run(
                 result["rss_end_kb"] = rss
                 result["rss_peak_kb"] = max(hwm, result["throughput"]["rss_peak_during_kb"])
                 big = ctx.plan.size.big_txn_rows
-                if big and kind == "ours" and profile_to is None:
+                if big and kind == "ours" and profile_to is None and not exactly_once:
                     log.info("%s %s: one transaction of %d rows", kind, mode, big)
                     result["big_transaction"] = big_transaction_phase(worker, conn, table, topic, wm, ctx.ids, big)
         finally:
@@ -605,6 +637,13 @@ def run(plan: Plan) -> dict[str, Any]:
                     log.info("%s %s: incremental snapshot run, %d rows", kind, mode, plan.size.snapshot_rows)
                     entry["incremental"] = _guard(
                         f"{kind}.{mode}.incremental", functools.partial(incremental_run, ctx, kind, mode), errors
+                    )
+                if kind == "ours" and mode == "schemas_off" and EOS in plan.only:
+                    log.info("%s %s: stream run with exactly-once delivery", kind, mode)
+                    entry["stream_eos"] = _guard(
+                        f"{kind}.{mode}.stream_eos",
+                        functools.partial(stream_run, ctx, kind, mode, exactly_once=True),
+                        errors,
                     )
                 if mode == "schemas_off" and "parallel" in plan.only:
                     threads = PARALLEL_SNAPSHOT_THREADS

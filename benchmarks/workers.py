@@ -102,11 +102,12 @@ class OursProcess(OurWorker):
     profile_to: Path | None = None
     spawned_at: float = 0.0
     ready_at: float = 0.0
+    extra_properties: tuple[str, ...] = ()  # more worker.properties lines (exactly.once.source.support=enabled)
 
     kind = "ours"
 
     def _properties(self) -> str:
-        return "\n".join([*self.properties_lines(), "producer.acks=all"])
+        return "\n".join([*self.properties_lines(), "producer.acks=all", *self.extra_properties])
 
     def start(self) -> None:
         assert self.run_dir is not None

@@ -58,6 +58,11 @@ def test_bench_smoke(tmp_path: Path, kafka_bootstrap: str, pg_dsn: str, registry
                 assert stream[f"latency_{rate}"]["events"] > 0
                 assert stream[f"latency_{rate}"]["p99_ms"] >= stream[f"latency_{rate}"]["p50_ms"] >= 0
             assert _positive(stream["first_event_s"])
+            if kind == "ours" and mode == "schemas_off":  # the exactly-once run of the same workload
+                eos = run["stream_eos"]
+                assert eos["throughput"]["events"] == stream["throughput"]["events"]
+                assert _positive(eos["throughput"]["events_per_s"])
+                assert eos[f"latency_{plan.size.latency_rates[-1]}"]["p99_ms"] >= 0
             assert stream["rss_peak_kb"] >= stream["rss_idle_kb"] > 0
             assert _positive(snap["rows_per_s"]) and snap["rows"] == plan.size.snapshot_rows
             if mode == "schemas_off":  # the parallel snapshot run (snapshot.max.threads)

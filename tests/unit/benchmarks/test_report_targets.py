@@ -62,3 +62,22 @@ def test_short_runs_warn_that_debezium_is_measured_before_its_jit_warmed_up() ->
     assert warning in markdown("small", with_debezium=True)
     assert warning not in markdown("full", with_debezium=True)
     assert warning not in markdown("small", with_debezium=False)
+
+
+def test_exactly_once_targets_against_the_same_runs_at_least_once() -> None:
+    results = _results(ours_eps=50_000.0, dbz_eps=10_000.0, cpu_us=15.0, cpu_pct=85.0)
+    ours = results["runs"]["ours"]["schemas_off"]
+    ours["stream_eos"] = {
+        "throughput": {"events_per_s": 38_000.0, "cpu_us_per_event": 18.5},
+        "latency_10000": {"p99_ms": 140.0},
+    }
+    v = _verdicts(results)
+    assert v["E1"]["met"] is False and v["E1"]["value"] == 0.76
+    assert v["E1"]["detail"] == "38,000 vs 50,000 ev/s = 0.76 (target 0.8); CPU 18.5 vs 15.0 µs/event"
+    assert v["E2"]["met"] is False and v["E2"]["detail"] == "p99 140 ms (limit 100 ms)"
+    ours["stream_eos"]["throughput"]["events_per_s"] = 45_000.0
+    ours["stream_eos"]["latency_10000"]["p99_ms"] = 40.0
+    v = _verdicts(results)
+    assert v["E1"]["met"] is True and v["E2"]["met"] is True
+    del ours["stream_eos"]
+    assert not {"E1", "E2"} & set(_verdicts(results))
