@@ -36,6 +36,9 @@ SOURCE_PRODUCER_DEFAULTS: dict[str, Any] = {
     "queue.buffering.max.messages": 100000,
 }
 
+# how often a flush looks for its last acknowledgements: an exactly-once task waits for them at every transaction
+FLUSH_POLL_S = 0.001
+
 # Java client keys that librdkafka spells differently or does not know.
 _JAVA_ONLY_KEYS = {
     "key.serializer",
@@ -85,6 +88,7 @@ class AsyncProducer:
         self._wake = asyncio.Event()
         self._poller: asyncio.Task[None] | None = None
         self._closed = False
+        self._on_thread = False  # a transactional call runs on a thread: the poller leaves the reports to it
 
     # -- lifecycle --------------------------------------------------------------------------------
     def start(self) -> None:
@@ -108,7 +112,8 @@ class AsyncProducer:
                 self._wake.clear()
                 await self._wake.wait()
                 continue
-            self._producer.poll(0)
+            if not self._on_thread:  # a transactional call on a thread serves the reports meanwhile
+                self._producer.poll(0)
             await asyncio.sleep(self._poll_interval)
 
     # -- producing --------------------------------------------------------------------------------
@@ -189,27 +194,36 @@ class AsyncProducer:
         return fut
 
     # -- transactions (a producer made with transactional.id) ------------------------------------------------
-    # librdkafka's transactional calls block: they run on a thread. Callers flush first, so that no delivery
-    # report is left for librdkafka to serve on that thread (they are served on the event loop, as all others).
+    # librdkafka's transactional calls block: they run on a thread. commit_transaction flushes first and so serves
+    # delivery reports on that thread; while it runs, the event loop's poller serves none, so each report is
+    # served by one thread at a time. A transactional producer's delivery callbacks must not touch the event loop.
+
+    async def _on_a_thread(self, call: Callable[[float], None], timeout: float) -> None:
+        self._on_thread = True
+        try:
+            await asyncio.to_thread(call, timeout)
+        finally:
+            self._on_thread = False
 
     async def init_transactions(self, timeout: float) -> None:
         """Register the transactional id: fences an earlier producer of the same id (a zombie task) and waits
         until the coordinator has finished that producer's open transaction (aborted, or committed if it was
         committing)."""
-        await asyncio.to_thread(self._producer.init_transactions, timeout)
+        await self._on_a_thread(self._producer.init_transactions, timeout)
 
     def begin_transaction(self) -> None:
         self._producer.begin_transaction()
 
     async def commit_transaction(self, timeout: float) -> None:
-        await asyncio.to_thread(self._producer.commit_transaction, timeout)
+        """Send what is queued, wait for its acknowledgements (their reports are served on the call's thread) and
+        commit."""
+        await self._on_a_thread(self._producer.commit_transaction, timeout)
 
     async def abort_transaction(self, timeout: float) -> None:
-        """Drop what is queued and abort the open transaction. Delivery reports of the dropped messages (errors
-        `_PURGE_QUEUE`/`_PURGE_INFLIGHT`) are served here on the loop before the abort runs on a thread."""
+        """Drop what is queued and abort the open transaction (the dropped messages are reported as failed, with
+        `_PURGE_QUEUE`/`_PURGE_INFLIGHT`)."""
         self._producer.purge(in_queue=True, in_flight=True, blocking=True)
-        self._producer.poll(0)
-        await asyncio.to_thread(self._producer.abort_transaction, timeout)
+        await self._on_a_thread(self._producer.abort_transaction, timeout)
 
     def poll(self) -> int:
         """Serve delivery callbacks that are ready (cheap; call after a batch)."""
@@ -231,7 +245,7 @@ class AsyncProducer:
                 return 0
             if loop.time() >= deadline:
                 return left
-            await asyncio.sleep(self._poll_interval)
+            await asyncio.sleep(FLUSH_POLL_S)
 
 
 def record_error(exc: BaseException) -> KafkaError | None:

@@ -111,6 +111,16 @@ class SubmittedRecords:
                     self._last = (None, None)
         return out
 
+    def newest(self) -> list[tuple[Mapping[str, Any], Mapping[str, Any]]]:
+        """The newest submitted offset per partition, acknowledged or not (what a Kafka transaction holding every
+        submitted record makes committable once it commits); nothing is removed."""
+        out: list[tuple[Mapping[str, Any], Mapping[str, Any]]] = []
+        for q in self._queues.values():
+            last = q[-1]
+            assert last.partition is not None and last.offset is not None
+            out.append((last.partition, last.offset))
+        return out
+
     @property
     def pending(self) -> int:
         """Records submitted but not yet committed (acknowledged or not)."""
