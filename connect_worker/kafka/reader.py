@@ -72,6 +72,7 @@ def _read_to_end(config: Mapping[str, Any], topic: str, timeout: float) -> list[
                 assignment.append(TopicPartition(topic, p, OFFSET_BEGINNING))
         if not assignment:
             return []
+        ends = dict(remaining)
         consumer.assign(assignment)
         out: list[TopicRecord] = []
         deadline = time.monotonic() + timeout
@@ -84,6 +85,8 @@ def _read_to_end(config: Mapping[str, Any], topic: str, timeout: float) -> list[
                     raise KafkaException(m.error())
                 p, off = m.partition(), m.offset()
                 assert p is not None and off is not None
+                if off >= ends[p]:  # written after the call: a fetch may return more, and may end mid-transaction
+                    continue
                 raw_headers: list[tuple[str, Any]] = list(m.headers() or [])  # type: ignore[arg-type]
                 headers = tuple((k, v if isinstance(v, bytes | None) else str(v).encode()) for k, v in raw_headers)
                 out.append(TopicRecord(p, off, m.key(), m.value(), headers))
