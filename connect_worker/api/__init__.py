@@ -17,6 +17,7 @@ from connect_worker.api.connector import (
     SourceConnector,
     SourceTask,
     SourceTaskContext,
+    TransactionContext,
 )
 from connect_worker.api.converter import Converter, HeaderConverter, PendingIO
 from connect_worker.api.errors import (
@@ -72,6 +73,7 @@ __all__ = [
     "SourceTask",
     "SourceTaskContext",
     "Struct",
+    "TransactionContext",
     "Transformation",
     "Type",
     "Width",

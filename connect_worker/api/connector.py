@@ -43,6 +43,14 @@ class ConnectorContext(Protocol):
     def offset_storage_reader(self) -> OffsetStorageReader: ...
 
 
+class TransactionContext(Protocol):
+    """How a task defines its own transaction boundaries (`transaction.boundary=connector`, exactly-once delivery;
+    Connect's TransactionContext): the Kafka transaction commits after the batch of poll() that holds `record`
+    (which the task makes that batch's last), or after the current batch when no record is given."""
+
+    def commit_transaction(self, record: SourceRecord | None = None) -> None: ...
+
+
 class SourceTaskContext(Protocol):
     """What a task may ask of the runtime."""
 
@@ -51,6 +59,11 @@ class SourceTaskContext(Protocol):
 
     @property
     def offset_storage_reader(self) -> OffsetStorageReader: ...
+
+    @property
+    def transaction_context(self) -> TransactionContext | None:
+        """Set only when the task defines transaction boundaries (exactly once, `transaction.boundary=connector`)."""
+        ...
 
 
 class SourceTask(abc.ABC):

@@ -11,7 +11,9 @@ committed: nothing is sent twice, nothing skipped.
   waits until the coordinator has finished its open transaction; then the task's offsets are read again, so an
   offset committed by that transaction in the meantime is seen before the task reads it.
 - Boundaries (`transaction.boundary`): `poll`, a transaction per batch the task's poll() returned; `interval`,
-  the first batch end (or empty poll) after `transaction.boundary.interval.ms` since the last commit.
+  the first batch end (or empty poll) after `transaction.boundary.interval.ms` since the last commit; `connector`,
+  where the task asks through its TransactionContext (the PostgreSQL connector: at the end of every database
+  transaction), a source transaction still open after half the transaction timeout being split there.
 - The source is told a position (`offsets_flushed`, `commit`) and `commit_record` is called only after the
   transaction that holds it committed.
 - A record Kafka does not accept makes the transaction impossible to commit: the task aborts it and fails,
@@ -38,7 +40,7 @@ from connect_worker.storage.offsets import OffsetStore
 
 log = logging.getLogger(__name__)
 
-POLL, INTERVAL = "poll", "interval"
+POLL, INTERVAL, CONNECTOR = "poll", "interval", "connector"
 
 
 def transactional_id(group_id: str, connector: str, task: int) -> str:
@@ -77,21 +79,38 @@ class TransactionSettings:
     timeout_s: float = 60.0  # how long init/commit/abort may take (the producer's transaction.timeout.ms)
 
     def __post_init__(self) -> None:
-        if self.boundary not in (POLL, INTERVAL):
-            # validation refuses `connector` for every connector that cannot define boundaries (none can yet)
-            raise ConfigError(f"transaction.boundary={self.boundary} is not supported by this connector")
+        if self.boundary not in (POLL, INTERVAL, CONNECTOR):
+            raise ConfigError(f"transaction.boundary={self.boundary}: expected poll, interval or connector")
+
+
+class CommitRequests:
+    """The task's TransactionContext with `transaction.boundary=connector`: a commit asked for ends the Kafka
+    transaction after the current batch (the task makes the record it names that batch's last)."""
+
+    __slots__ = ("requested",)
+
+    def __init__(self) -> None:
+        self.requested = False
+
+    def commit_transaction(self, record: SourceRecord | None = None) -> None:
+        self.requested = True
 
 
 class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
     def __init__(self, *args: Any, transactions: TransactionSettings, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
         self._tx = transactions
+        self._requests = CommitRequests() if transactions.boundary == CONNECTOR else None
+        self._split_warned = False
+        super().__init__(*args, **kwargs)
         self._aborting = False
         self._last_commit = time.monotonic()
         self._records_done: list[tuple[SourceRecord, RecordMetadata | None]] = []
         self._failed_deliveries: list[tuple[str, str]] = []  # (topic, reason) of records Kafka did not take
         self._dispatched = self._maybe_commit
-        self._idle = self._maybe_commit if transactions.boundary == INTERVAL else None
+        self._idle = self._maybe_commit if transactions.boundary != POLL else None
+
+    def _transaction_context(self) -> CommitRequests | None:
+        return self._requests
 
     async def _prepare(self) -> None:
         await self._producer.init_transactions(self._tx.timeout_s)
@@ -104,7 +123,25 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
         """No offsets flush of its own: offsets are written in the transactions."""
 
     async def _maybe_commit(self) -> None:
-        if self._tx.boundary == POLL or time.monotonic() - self._last_commit >= self._tx.interval_s:
+        tx, requests = self._tx, self._requests
+        if requests is None:
+            due = tx.boundary == POLL or time.monotonic() - self._last_commit >= tx.interval_s
+        elif requests.requested:
+            due, requests.requested = True, False
+        else:
+            # a source transaction still streaming after half the Kafka transaction's timeout is split there
+            # rather than lost to the timeout: a read_committed reader then sees it in parts
+            due = self._submitted.pending > 0 and time.monotonic() - self._last_commit >= tx.timeout_s / 2
+            if due and not self._split_warned:
+                self._split_warned = True
+                log.warning(
+                    "task %s: a source transaction is still open after %.0f s; its Kafka transaction is committed in "
+                    "parts, one every %.0f s (half the producer's transaction.timeout.ms)",
+                    self.id,
+                    tx.timeout_s / 2,
+                    tx.timeout_s / 2,
+                )
+        if due:
             await self.commit_transaction()
 
     async def commit_transaction(self) -> None:

@@ -28,6 +28,7 @@ from connect_worker.api import (
     SourceRecord,
     SourceTask,
     SourceTaskContext,
+    TransactionContext,
 )
 from connect_worker.api.metrics import MetricsGroup
 from connect_worker.kafka.producer import AsyncProducer, record_error
@@ -88,6 +89,11 @@ class TaskContext(SourceTaskContext):
     _configs: Mapping[str, str]
     _reader: ConnectorOffsetReader
     _metrics: MetricsGroup | None = None
+    _transactions: TransactionContext | None = None
+
+    @property
+    def transaction_context(self) -> TransactionContext | None:
+        return self._transactions
 
     @property
     def configs(self) -> Mapping[str, str]:
@@ -152,7 +158,13 @@ class WorkerSourceTask:
         self._idle: Callable[[], Awaitable[None]] | None = None
         group = metrics if metrics is not None else MetricsGroup("unregistered")
         self._metrics = TaskMetrics(group, active=lambda: self._producer.in_flight, written=lambda: self.acknowledged)
-        self.task.initialize(TaskContext(self.props, ConnectorOffsetReader(offset_store, task_id.connector), group))
+        reader = ConnectorOffsetReader(offset_store, task_id.connector)
+        self.task.initialize(TaskContext(self.props, reader, group, self._transaction_context()))
+
+    def _transaction_context(self) -> TransactionContext | None:
+        """What the task gets to define transaction boundaries with: none here (the exactly-once task's, with
+        transaction.boundary=connector)."""
+        return None
 
     # -- control (called by the herder) -----------------------------------------------------------------
     def start(self, *, paused: bool = False) -> None:

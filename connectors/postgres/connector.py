@@ -5,7 +5,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from connect_worker.api import ConfigDef, ConfigValue, ExactlyOnceSupport, SourceConnector, SourceTask
+from connect_worker.api import (
+    ConfigDef,
+    ConfigValue,
+    ConnectorTransactionBoundaries,
+    ExactlyOnceSupport,
+    SourceConnector,
+    SourceTask,
+)
 from connectors.postgres.config import POSTGRES_CONFIG_DEF, PostgresConnectorConfig, validate_props
 from connectors.postgres.server_check import validate_connection
 from connectors.postgres.source_info import DEBEZIUM_VERSION
@@ -49,6 +56,11 @@ class PostgresConnector(SourceConnector):
 
     def exactly_once_support(self, props: Mapping[str, str]) -> ExactlyOnceSupport:
         return ExactlyOnceSupport.SUPPORTED
+
+    def can_define_transaction_boundaries(self, props: Mapping[str, str]) -> ConnectorTransactionBoundaries:
+        """Ours, not Debezium's (3.6.3 refuses transaction.boundary=connector): a Kafka transaction per database
+        transaction, so that a read_committed consumer sees whole source transactions or nothing."""
+        return ConnectorTransactionBoundaries.SUPPORTED
 
     async def alter_offsets(self, props: Mapping[str, str], offsets: Mapping[Any, Mapping[str, Any] | None]) -> bool:
         return False  # Debezium does not override it: the slot is not touched by an offsets reset

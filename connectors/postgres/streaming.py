@@ -196,6 +196,9 @@ class StreamingChangeSource:
         """Every message that is not a row change: transaction bounds, relations, truncates, logical messages."""
         kind = msg.__class__
         if kind is pg.Begin:
+            if self._overflow:  # the queue's transaction bounds follow its records
+                await self._wait_for_room()
+            self._queue.begin_transaction()
             self._xid = msg.xid
             self._commit_us = msg.commit_time + PG_EPOCH_OFFSET_US
             self._gen += 1
@@ -219,6 +222,9 @@ class StreamingChangeSource:
             offset = self._offset(lsn, "COMMIT", transaction_keys=False)
             if self._tx is not None and self._xid is not None:
                 await self._put(self._tx.end(self._xid, lsn, {**offset, **self._tx.offset_keys(self._xid)}))
+            if self._overflow:
+                await self._wait_for_room()
+            self._queue.end_transaction()
             self.last_offset = offset
             committed = self._xid
             self._xid = None

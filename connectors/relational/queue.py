@@ -4,6 +4,12 @@ max.queue.size records or max.queue.size.in.bytes bytes, whichever is hit first,
 this is the back-pressure path when Kafka is slow or down. `poll()` returns up to max.batch.size records,
 waiting up to poll.interval.ms for the first one. A producer failure is handed to the next `poll()`.
 Offering is synchronous while there is room, so the hot path pays no await per record.
+
+Source transactions (`track_transactions`, for `transaction.boundary=connector`): the streaming source says where a
+database transaction begins and ends (`begin_transaction`/`end_transaction`, in order with its records); `poll()`
+then never ends a batch inside a transaction when it can end it before one, and `batch_ends_transaction` tells
+whether the batch it returned ends at a point where no transaction is open (a transaction's end, or records that
+belong to none: snapshot rows, heartbeats). A transaction larger than a batch spans several batches.
 """
 
 from __future__ import annotations
@@ -27,6 +33,12 @@ class ChangeEventQueue:
         self._max_bytes = max_bytes
         self._poll_interval_s = poll_interval_s
         self._bytes = 0
+        self._offered = 0  # records offered so far: positions of transaction bounds
+        self._taken = 0  # records polled so far
+        self._track = False
+        # [start, end) positions of the source transactions not wholly polled yet; end None while open
+        self._transactions: collections.deque[list[int | None]] = collections.deque()
+        self.batch_ends_transaction = True  # of the last batch poll() returned
         self._not_empty = asyncio.Event()
         self._not_full = asyncio.Event()
         self._not_full.set()
@@ -52,6 +64,7 @@ class ChangeEventQueue:
         if not items:
             self._not_empty.set()
         items.append(record)
+        self._offered += 1
         if sizes is not None:
             sizes.append(size)
             self._bytes += size
@@ -60,6 +73,42 @@ class ChangeEventQueue:
     async def put(self, record: SourceRecord, size: int = 0) -> None:
         while not self.offer(record, size):
             await self._not_full.wait()
+
+    def track_transactions(self) -> None:
+        self._track = True
+
+    def begin_transaction(self) -> None:
+        """A source transaction starts with the next record offered."""
+        if self._track:
+            self._transactions.append([self._offered, None])
+
+    def end_transaction(self) -> None:
+        """The open source transaction ended with the last record offered."""
+        if self._track and self._transactions and self._transactions[-1][1] is None:
+            self._transactions[-1][1] = self._offered
+            if self._transactions[-1][0] == self._offered:  # it offered nothing
+                self._transactions.pop()
+
+    def _cut(self, n: int) -> int:
+        """How many of the `n` records poll() may take so that the batch does not end inside a transaction it
+        could end before; sets batch_ends_transaction."""
+        taken, end = self._taken, self._taken + n
+        ends = True
+        for start, stop in self._transactions:
+            assert start is not None
+            if start >= end:
+                break
+            if stop is None or stop > end:  # `end` falls inside this transaction
+                if start > taken:
+                    n = start - taken  # end the batch before it begins
+                else:
+                    ends = False  # the batch lies within it: the transaction continues in the next batch
+                break
+        transactions = self._transactions
+        while transactions and transactions[0][1] is not None and transactions[0][1] <= taken + n:
+            transactions.popleft()
+        self.batch_ends_transaction = ends
+        return n
 
     def fail(self, error: BaseException) -> None:
         """The producer died: the next poll() raises `error`."""
@@ -76,6 +125,9 @@ class ChangeEventQueue:
             failure, self._failure = self._failure, None
             raise failure
         n = min(len(items), self._max_batch)
+        if self._track:
+            n = self._cut(n)
+        self._taken += n
         if n == len(items):
             batch = list(items)
             items.clear()

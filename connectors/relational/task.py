@@ -15,7 +15,7 @@ import logging
 from collections.abc import Mapping, Sequence
 from typing import Any, Generic, Protocol, TypeVar
 
-from connect_worker.api import SourceRecord, SourceTask
+from connect_worker.api import SourceRecord, SourceTask, TransactionContext
 from connect_worker.api.errors import ConflictError
 from connect_worker.api.metrics import task_metrics
 from connectors.relational.common_config import CommonConnectorConfig
@@ -46,6 +46,7 @@ class RelationalSourceTask(SourceTask, Generic[C]):
         self._sources: TaskSources | None = None
         self._coordinator: ChangeEventSourceCoordinator[Any] | None = None
         self._runner: asyncio.Task[None] | None = None
+        self._transactions: TransactionContext | None = None
 
     # -- what a connector supplies --------------------------------------------------------------------
     def parse_config(self, props: Mapping[str, str]) -> C:
@@ -61,6 +62,10 @@ class RelationalSourceTask(SourceTask, Generic[C]):
     async def start(self, props: Mapping[str, str]) -> None:
         config = self._config = self.parse_config(props)
         pipeline = self._pipeline = Pipeline(config, self.flavor(config), task_metrics(self.context))
+        # transaction.boundary=connector (exactly once): batches end where source transactions do
+        self._transactions = getattr(self.context, "transaction_context", None)
+        if self._transactions is not None:
+            pipeline.queue.track_transactions()
         stored = self.context.offset_storage_reader.offset(pipeline.partition)
         sources = self._sources = self.new_sources(config, pipeline, stored)
         name = f"{pipeline.flavor.connector}:{config.topic_prefix}"
@@ -75,8 +80,12 @@ class RelationalSourceTask(SourceTask, Generic[C]):
 
     async def poll(self) -> list[SourceRecord] | None:
         assert self._pipeline is not None and self._coordinator is not None
-        records = await self._pipeline.queue.poll()
+        queue = self._pipeline.queue
+        records = await queue.poll()
         self._coordinator.delivered(records)
+        transactions = self._transactions
+        if transactions is not None and records and queue.batch_ends_transaction:
+            transactions.commit_transaction(records[-1])  # a Kafka transaction per database transaction
         return records
 
     async def offsets_flushed(self, offsets: Sequence[tuple[Mapping[str, Any], Mapping[str, Any]]]) -> None:

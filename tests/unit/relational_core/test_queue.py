@@ -17,7 +17,7 @@ async def test_batches_are_bounded_and_ordered() -> None:
     assert [r.value for r in await q.poll()] == [0, 1, 2]
     assert [r.value for r in await q.poll()] == [3, 4, 5]
     assert [r.value for r in await q.poll()] == [6]
-    assert await q.poll() == []  # waits poll.interval, then returns empty
+    assert values(await q.poll()) == []  # waits poll.interval, then returns empty
 
 
 async def test_full_queue_blocks_the_producer_until_polled() -> None:
@@ -52,3 +52,43 @@ async def test_failure_surfaces_after_queued_records() -> None:
 def test_queue_must_be_larger_than_batch() -> None:
     with pytest.raises(ValueError):
         ChangeEventQueue(max_size=2, max_batch=2, poll_interval_s=1)
+
+
+def values(batch: list[SourceRecord]) -> list[object]:
+    return [r.value for r in batch]
+
+
+async def test_transaction_tracking_never_ends_a_batch_inside_a_transaction_it_can_end_before() -> None:
+    q = ChangeEventQueue(max_size=100, max_batch=4, poll_interval_s=0.01)
+    q.track_transactions()
+    q.offer(rec(0))  # a record of no transaction (a heartbeat)
+    q.begin_transaction()
+    for i in (1, 2, 3):
+        q.offer(rec(i))
+    q.end_transaction()
+    q.begin_transaction()
+    for i in (4, 5, 6, 7, 8, 9):
+        q.offer(rec(i))
+    q.end_transaction()
+    q.begin_transaction()
+    q.end_transaction()  # a transaction that offered nothing
+    q.begin_transaction()
+    q.offer(rec(10))  # still open
+
+    assert values(await q.poll()) == [0, 1, 2, 3] and q.batch_ends_transaction  # 4 fits: ends at the first one's end
+    assert values(await q.poll()) == [4, 5, 6, 7] and not q.batch_ends_transaction  # a transaction longer than a batch
+    assert values(await q.poll()) == [8, 9] and q.batch_ends_transaction  # its end, not into the open one
+    assert values(await q.poll()) == [10] and not q.batch_ends_transaction  # inside the open transaction
+    q.offer(rec(11))
+    q.end_transaction()
+    q.offer(rec(12))
+    assert values(await q.poll()) == [11, 12] and q.batch_ends_transaction
+
+
+async def test_without_tracking_batches_are_cut_by_size_only() -> None:
+    q = ChangeEventQueue(max_size=100, max_batch=3, poll_interval_s=0.01)
+    q.offer(rec(0))
+    q.begin_transaction()
+    for i in (1, 2, 3):
+        q.offer(rec(i))
+    assert values(await q.poll()) == [0, 1, 2] and q.batch_ends_transaction

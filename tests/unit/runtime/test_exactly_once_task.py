@@ -8,6 +8,7 @@ import pytest
 
 from connect_worker.api import ConfigError
 from connect_worker.runtime.exactly_once_task import (
+    CommitRequests,
     TransactionSettings,
     transactional_id,
     transactional_producer,
@@ -44,7 +45,15 @@ def test_message_timeout_follows_the_transaction_timeout() -> None:
     assert "message.timeout.ms" not in own
 
 
-def test_connector_defined_boundaries_are_refused_at_start() -> None:
-    with pytest.raises(ConfigError, match=r"transaction\.boundary=connector is not supported"):
-        TransactionSettings(boundary="connector")
+def test_an_unknown_boundary_is_refused_at_start() -> None:
+    with pytest.raises(ConfigError, match=r"transaction\.boundary=bogus: expected poll, interval or connector"):
+        TransactionSettings(boundary="bogus")
     assert TransactionSettings(boundary="interval", interval_s=2).interval_s == 2
+    assert TransactionSettings(boundary="connector").boundary == "connector"
+
+
+def test_commit_requests_are_the_tasks_transaction_context() -> None:
+    requests = CommitRequests()
+    assert not requests.requested
+    requests.commit_transaction()
+    assert requests.requested

@@ -1,0 +1,147 @@
+"""Exactly once with `transaction.boundary=connector` (issue 19): the PostgreSQL connector ends a Kafka transaction
+at the end of every database transaction, so a read_committed reader sees whole source transactions or nothing.
+
+Database transactions of 1-120 rows with batches of at most 50 records (`max.batch.size`), so many span several
+batches; the worker is killed with SIGKILL three times meanwhile. Every read_committed read of the topic taken while
+this goes on (up to the last stable offset of that moment) must hold each database transaction whole, and the
+final topic each row once."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import orjson
+import psycopg
+import pytest
+
+from connect_worker.kafka.reader import read_to_end
+from tests.integration.postgres.acceptance.pg_harness import create_database, drop_database
+from tests.integration.postgres.test_chaos import PG_PORT, slot_active, wait_healthy
+from tests.worker_support import exactly_once_worker, free_port, postgres_connector, worker_properties
+
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(600)]
+
+KILLS = 3
+
+
+class Loader(threading.Thread):
+    """Database transactions numbered 1, 2, … of 1-120 rows, each row naming its transaction and its size."""
+
+    def __init__(self, dsn: str, seed: int) -> None:
+        super().__init__(daemon=True)
+        self.dsn, self.rnd = dsn, random.Random(seed)
+        self.sizes: dict[int, int] = {}
+        self.stop_event = threading.Event()
+
+    def run(self) -> None:
+        next_id, txn = 1, 1
+        with psycopg.connect(self.dsn) as conn:
+            while not self.stop_event.is_set():
+                n = self.rnd.choice([1, 2, 5, 30, 49, 50, 51, 120])
+                with conn.transaction():
+                    conn.execute(
+                        "INSERT INTO items (id, txn, size) SELECT g, %s, %s FROM generate_series(%s::int, %s::int) g",
+                        (txn, n, next_id, next_id + n - 1),
+                    )
+                self.sizes[txn] = n
+                next_id, txn = next_id + n, txn + 1
+                time.sleep(0.01)
+
+
+def rows(bootstrap: str, topic: str) -> list[dict[str, Any]]:
+    got = asyncio.run(read_to_end({"bootstrap.servers": bootstrap}, topic, timeout=60))
+    return [orjson.loads(r.value)["after"] for r in got if r.value is not None]
+
+
+def half_transactions(seen: list[dict[str, Any]]) -> dict[int, tuple[int, int]]:
+    """The transactions of `seen` that are not whole: txn -> (rows seen, its size)."""
+    counts = Counter(r["txn"] for r in seen)
+    size = {r["txn"]: r["size"] for r in seen}
+    return {t: (c, size[t]) for t, c in counts.items() if c != size[t]}
+
+
+def test_a_read_committed_reader_sees_whole_database_transactions(
+    kafka_bootstrap: str, unique_name: str, tmp_path: Path
+) -> None:
+    seed = random.randrange(1 << 30)
+    rnd = random.Random(seed)
+    name = unique_name
+    dsn = create_database(PG_PORT, name)
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute("CREATE TABLE items (id int PRIMARY KEY, txn int NOT NULL, size int NOT NULL)")
+    port = free_port()
+    props = {
+        **worker_properties(kafka_bootstrap, name),
+        "listeners": f"http://127.0.0.1:{port}",
+        "key.converter.schemas.enable": "false",
+        "value.converter.schemas.enable": "false",
+        **exactly_once_worker(name),
+    }
+    extra = {
+        "snapshot.mode": "no_data",
+        "max.batch.size": "50",
+        "max.queue.size": "400",
+        "exactly.once.support": "required",
+        "transaction.boundary": "connector",
+    }
+    connector = {"name": "pg", **postgres_connector(name, PG_PORT, **extra)}
+    (tmp_path / "worker.properties").write_text("".join(f"{k}={v}\n" for k, v in props.items()))
+    (tmp_path / "pg.properties").write_text("".join(f"{k}={v}\n" for k, v in connector.items()))
+    cmd = [sys.executable, "-m", "connect_worker", str(tmp_path / "worker.properties"), str(tmp_path / "pg.properties")]
+    topic, offsets = f"{name}.public.items", props["offset.storage.topic"]
+    log = (tmp_path / "worker.log").open("ab")
+    loader = Loader(dsn, seed)
+    reads: list[int] = []
+    proc: subprocess.Popen[bytes] | None = None
+    try:
+        proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
+        wait_healthy(proc, port)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not slot_active(dsn, name):
+            time.sleep(0.1)
+        loader.start()
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not asyncio.run(
+            read_to_end({"bootstrap.servers": kafka_bootstrap}, offsets)
+        ):
+            time.sleep(0.1)
+        for _ in range(KILLS):
+            until = time.monotonic() + rnd.uniform(1.0, 3.0)
+            while time.monotonic() < until:  # read_committed reads while the worker streams
+                seen = rows(kafka_bootstrap, topic)
+                assert not half_transactions(seen), f"a reader saw part of a transaction (seed {seed})"
+                reads.append(len(seen))
+            proc.send_signal(signal.SIGKILL)
+            proc.wait(10)
+            proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
+            wait_healthy(proc, port)
+        loader.stop_event.set()
+        loader.join(30)
+        expected = sum(loader.sizes.values())
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and len({r["id"] for r in rows(kafka_bootstrap, topic)}) < expected:
+            time.sleep(0.5)
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(60) == 0
+    finally:
+        loader.stop_event.set()
+        if proc is not None and proc.poll() is None:
+            proc.kill()
+        log.close()
+        drop_database(PG_PORT, name)
+
+    final = rows(kafka_bootstrap, topic)
+    ids = Counter(r["id"] for r in final)
+    print(f"connector boundaries: {len(loader.sizes)} transactions, {expected} rows, {len(reads)} reads all whole")
+    assert not half_transactions(final)
+    assert len(ids) == expected and max(ids.values()) == 1, f"each row once (seed {seed})"
+    assert len({r["txn"] for r in final}) == len(loader.sizes)
