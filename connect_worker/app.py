@@ -187,7 +187,6 @@ class WorkerProcess:
             config=config,
             registry=registry,
             admin=self.admin,
-            offsets=self.offsets,
             configs=self.configs,
             statuses=self.statuses,
             worker=worker,

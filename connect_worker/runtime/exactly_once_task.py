@@ -178,6 +178,7 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
                 await self.task.offsets_flushed(offsets)
                 self._metrics.committed((time.monotonic() - started) * 1000)
             await self.task.commit()
+            await self._offsets.after_transaction(connector, offsets)
 
     def _check_deliveries(self) -> None:
         if self._failure is not None:

@@ -55,6 +55,9 @@ class WorkerControl(Protocol):
     async def alter_offsets(self, config: Mapping[str, str | None], offsets: Mapping[Any, Any]) -> bool:
         """SourceConnector.alter_offsets of a new, unstarted connector of this config."""
 
+    async def offsets_for(self, config: Mapping[str, str | None]) -> OffsetBackingStore:
+        """The offsets of a connector of this config: its own offsets.storage.topic first, when it has one."""
+
 
 class ConfigBackingStore(Protocol):
     """Connector configs, task configs and target states (the config topic)."""

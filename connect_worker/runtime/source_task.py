@@ -37,7 +37,8 @@ from connect_worker.runtime.herder import ConnectorTaskId
 from connect_worker.runtime.logging_setup import context_for
 from connect_worker.runtime.metrics import TaskMetrics
 from connect_worker.runtime.submitted import Submitted, SubmittedRecords
-from connect_worker.storage.offsets import ConnectorOffsetReader, OffsetStore
+from connect_worker.storage.connector_offsets import ConnectorOffsets
+from connect_worker.storage.offsets import ConnectorOffsetReader
 
 log = logging.getLogger(__name__)
 
@@ -121,7 +122,7 @@ class WorkerSourceTask:
         header_converter: HeaderConverter,
         transform: Transform,
         producer: AsyncProducer,
-        offset_store: OffsetStore,
+        offset_store: ConnectorOffsets,
         listener: TaskStatusListener,
         topics: TopicEnsurer,
         settings: TaskSettings,

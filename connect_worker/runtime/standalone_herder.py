@@ -63,7 +63,6 @@ class StandaloneHerder(AbstractHerder):
         config: WorkerConfig,
         registry: PluginRegistry,
         admin: ClusterAdmin,
-        offsets: OffsetBackingStore,
         configs: ConfigBackingStore,
         statuses: StatusBackingStore,
         worker: WorkerControl,
@@ -73,7 +72,6 @@ class StandaloneHerder(AbstractHerder):
         super().__init__(
             config=config, registry=registry, admin=admin, loggers=loggers, config_transformer=config_transformer
         )
-        self._offsets = offsets
         self._configs = configs
         self._statuses = statuses
         self._worker = worker
@@ -377,8 +375,13 @@ class StandaloneHerder(AbstractHerder):
 
     # -- offsets -------------------------------------------------------------------------------------
     async def connector_offsets(self, name: str) -> list[ConnectorOffset]:
-        self._get(name)
-        return [ConnectorOffset(s.partition, s.offset) for s in self._offsets.connector_offsets(name)]
+        c = self._get(name)
+        offsets = await self._connector_offsets(c)
+        return [ConnectorOffset(s.partition, s.offset) for s in offsets.connector_offsets(name)]
+
+    async def _connector_offsets(self, c: ConnectorRecord) -> OffsetBackingStore:
+        """The connector's offsets: its own offsets.storage.topic first, when it has one."""
+        return await self._worker.offsets_for(c.config)
 
     def _stopped(self, name: str) -> ConnectorRecord:
         """The connector, when its offsets may be changed: it is STOPPED and none of its tasks runs."""
@@ -388,9 +391,8 @@ class StandaloneHerder(AbstractHerder):
         return c
 
     async def _alter(self, c: ConnectorRecord, offsets: list[ConnectorOffset], *, reset: bool) -> str:
-        return await alter_offsets(
-            self._worker, self._offsets, c.name, c.config, offsets, reset=reset, redact=self._redact
-        )
+        store = await self._connector_offsets(c)
+        return await alter_offsets(self._worker, store, c.name, c.config, offsets, reset=reset, redact=self._redact)
 
     async def alter_connector_offsets(self, name: str, offsets: list[ConnectorOffset]) -> str:
         async with self._lock:
@@ -402,7 +404,8 @@ class StandaloneHerder(AbstractHerder):
     async def reset_connector_offsets(self, name: str) -> str:
         async with self._lock:
             c = self._stopped(name)
-            partitions = [ConnectorOffset(p, None) for p in self._offsets.known_partitions(name)]
+            known = (await self._connector_offsets(c)).known_partitions(name)
+            partitions = [ConnectorOffset(p, None) for p in known]
             return await self._alter(c, partitions, reset=True)
 
     # -- metrics ---------------------------------------------------------------------------------------

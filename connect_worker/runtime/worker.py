@@ -39,6 +39,7 @@ from connect_worker.runtime.plugins import PluginRegistry
 from connect_worker.runtime.source_task import TaskSettings, TaskStatusListener, Transform, WorkerSourceTask
 from connect_worker.runtime.topic_creation import TopicCreator, parse_groups
 from connect_worker.runtime.worker_config import WorkerConfig
+from connect_worker.storage.connector_offsets import ConnectorOffsets
 from connect_worker.storage.offsets import ConnectorOffsetReader, OffsetStore
 
 log = logging.getLogger(__name__)
@@ -87,6 +88,7 @@ class _Running:
     stored: dict[str, str]  # as the config topic keeps it (placeholders unresolved)
     resolved: dict[str, str]
     tasks: dict[int, WorkerSourceTask] = dataclasses.field(default_factory=dict)
+    offsets: ConnectorOffsets | None = None  # its offsets (its own offsets.storage.topic, or the worker's)
 
 
 class Worker:
@@ -111,6 +113,7 @@ class Worker:
         self._transformer = transformer
         self._metrics = metrics
         self._running: dict[str, _Running] = {}
+        self._topic_stores: dict[str, OffsetStore] = {}  # connectors' own offsets topics, by name
 
     # -- config providers ----------------------------------------------------------------------------------
     def resolve(self, config: Mapping[str, str | None]) -> dict[str, str]:
@@ -146,23 +149,32 @@ class Worker:
         previous = self._running.pop(name, None)
         tasks = previous.tasks if previous is not None else {}
         try:
-            if (config.get("offsets.storage.topic") or "").strip():
-                raise ConfigError(
-                    "offsets.storage.topic: a connector-specific offsets topic is not supported by this worker yet; "
-                    f"remove the key (the connector's offsets then live in the worker's {self._offsets.topic})"
-                )
             instance: SourceConnector = self._registry.connector_class(config.get("connector.class") or "")()
             version = instance.version()
-            instance.initialize(_SourceConnectorContext(callbacks, ConnectorOffsetReader(self._offsets, name)))
             resolved = self.resolve(config)
+            offsets = await self.offsets_for(resolved)
+            instance.initialize(_SourceConnectorContext(callbacks, ConnectorOffsetReader(offsets, name)))
             with log_context(name):
                 await instance.start(resolved)
         except BaseException:
             if tasks:
                 self._running[name] = _Running(None, present(config), {}, tasks)
             raise
-        self._running[name] = _Running(instance, present(config), resolved, tasks)
+        self._running[name] = _Running(instance, present(config), resolved, tasks, offsets)
         return version
+
+    async def offsets_for(self, config: Mapping[str, str | None]) -> ConnectorOffsets:
+        """A connector's offsets: its own `offsets.storage.topic` (created compacted when missing, read once per
+        worker) before the worker's, or the worker's alone."""
+        topic = self.resolve({"t": config.get("offsets.storage.topic")}).get("t", "").strip()  # a placeholder too
+        if not topic or topic == self._offsets.topic:
+            return ConnectorOffsets(self._offsets)
+        own = self._topic_stores.get(topic)
+        if own is None:
+            own = self._offsets.sibling(topic)
+            await own.start()
+            self._topic_stores[topic] = own
+        return ConnectorOffsets(self._offsets, own)
 
     def task_configs(self, name: str) -> list[dict[str, str]]:
         """The task configs the running connector generates (with `task.class`), as the config topic keeps them;
@@ -264,7 +276,7 @@ class Worker:
             header_converter=header_conv,
             transform=transform,
             producer=producer,
-            offset_store=self._offsets,
+            offset_store=running.offsets or ConnectorOffsets(self._offsets),
             listener=listener,
             topics=TopicCreator(self._admin, groups),
             settings=settings,

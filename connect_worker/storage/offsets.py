@@ -12,7 +12,7 @@ import asyncio
 import dataclasses
 import logging
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 from connect_worker.api import ConfigError, DataError, RetriableError
 from connect_worker.api.javacompat import java_hashmap_order
@@ -91,6 +91,18 @@ class OffsetStore:
         # connector -> key bytes -> StoredOffset (offset None = reset but partition known)
         self._data: dict[str, dict[bytes, StoredOffset]] = {}
 
+    def sibling(self, topic: str) -> OffsetStore:
+        """A store on another offsets topic with this one's clients and topic settings (a connector's own
+        `offsets.storage.topic`, created with the worker's offset.storage.partitions and replication factor)."""
+        return OffsetStore(
+            topic=topic,
+            producer=self._producer,
+            admin=self._admin,
+            consumer_config=self._consumer_config,
+            partitions=self._partitions,
+            replication_factor=self._rf,
+        )
+
     async def start(self) -> None:
         await ensure_compacted_topic(
             self._admin,
@@ -135,6 +147,10 @@ class OffsetStore:
     def get(self, connector: str, partition: Mapping[str, Any]) -> dict[str, Any] | None:
         stored = self._data.get(connector, {}).get(internal_json.offset_key(connector, partition))
         return None if stored is None or stored.offset is None else dict(stored.offset)
+
+    def stored(self, connector: str) -> dict[bytes, StoredOffset]:
+        """The connector's records by key (offset None: reset)."""
+        return dict(self._data.get(connector, {}))
 
     def connector_offsets(self, connector: str) -> list[StoredOffset]:
         """Every partition known for the connector whose offset is set."""
@@ -202,10 +218,14 @@ class OffsetStore:
         self.written(connector, offsets, encoded)
 
 
+class OffsetLookup(Protocol):
+    def get(self, connector: str, partition: Mapping[str, Any]) -> dict[str, Any] | None: ...
+
+
 class ConnectorOffsetReader:
     """The OffsetStorageReader a connector's tasks get: lookups within one connector's namespace."""
 
-    def __init__(self, store: OffsetStore, connector: str) -> None:
+    def __init__(self, store: OffsetLookup, connector: str) -> None:
         self._store = store
         self._connector = connector
 

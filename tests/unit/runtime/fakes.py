@@ -241,6 +241,10 @@ class FakeWorker:
         self.task_errors: dict[ConnectorTaskId, BaseException] = {}
         self.connector_starts: list[str] = []
         self.altered: list[tuple[dict[str, str], dict[Any, Any]]] = []
+        self.offsets: Any = None  # the rig's offsets store: every connector's, whatever its offsets.storage.topic
+
+    async def offsets_for(self, config: Mapping[str, str | None]) -> Any:
+        return self.offsets
 
     # -- connectors --------------------------------------------------------------------------------------
     def is_running(self, name: str) -> bool:
@@ -354,12 +358,12 @@ def herder_rig(
     worker, statuses = FakeWorker(registry), FakeStatusStore()
     configs = configs if configs is not None else FakeConfigStore()
     offsets = offsets if offsets is not None else FakeOffsetStore()
+    worker.offsets = offsets
     loggers = loggers if loggers is not None else FakeLoggers()
     herder = herder_class(
         config=WorkerConfig.from_properties(worker_props),
         registry=registry,
         admin=FakeAdmin(),
-        offsets=offsets,
         configs=configs,
         statuses=statuses,
         worker=worker,
