@@ -45,6 +45,8 @@ INTERNAL_PRODUCER = {
     "enable.idempotence": True,
     "partitioner": "murmur2_random",
     "linger.ms": 0,
+    # the worker creates its internal topics (compacted); a deleted one must not come back uncompacted by a write
+    "allow.auto.create.topics": False,
 }
 
 

@@ -25,6 +25,7 @@ committed: nothing is sent twice, nothing skipped.
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import logging
 import time
@@ -36,7 +37,7 @@ from confluent_kafka import KafkaError, KafkaException, Message
 from connect_worker.api import ConfigError, RecordMetadata, SourceRecord
 from connect_worker.runtime.source_task import WorkerSourceTask
 from connect_worker.runtime.submitted import Submitted
-from connect_worker.storage.offsets import OffsetStore
+from connect_worker.storage.offsets import OffsetsTopicLost, OffsetStore
 
 log = logging.getLogger(__name__)
 
@@ -120,7 +121,17 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
         log.info("task %s: exactly-once delivery, transaction boundary %s", self.id, self._tx.boundary)
 
     async def _flush_loop(self) -> None:
-        """No offsets flush of its own: offsets are written in the transactions."""
+        """No offsets flush of its own (offsets are written in the transactions); the offsets topic is looked at
+        as often as at least once would flush."""
+        while True:
+            await asyncio.sleep(self._settings.flush_interval_s)
+            try:
+                await self._check_offsets_topic()
+            except OffsetsTopicLost as e:
+                self._fail(e)
+                return
+            except Exception as e:  # noqa: BLE001 - the admin client's trouble: looked at again next time
+                log.warning("task %s: could not look at the offsets topic: %s", self.id, e)
 
     async def _maybe_commit(self) -> None:
         tx, requests = self._tx, self._requests

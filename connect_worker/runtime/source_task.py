@@ -38,11 +38,12 @@ from connect_worker.runtime.logging_setup import context_for
 from connect_worker.runtime.metrics import TaskMetrics
 from connect_worker.runtime.submitted import Submitted, SubmittedRecords
 from connect_worker.storage.connector_offsets import ConnectorOffsets
-from connect_worker.storage.offsets import ConnectorOffsetReader
+from connect_worker.storage.offsets import ConnectorOffsetReader, OffsetsTopicLost
 
 log = logging.getLogger(__name__)
 
 Transform = Callable[[SourceRecord], SourceRecord | None]
+OFFSETS_TOPIC_CHECK_S = 10.0  # how often a task looks whether its offsets topic is still there
 
 
 class TaskStatusListener(Protocol):
@@ -152,6 +153,7 @@ class WorkerSourceTask:
         self._commit_lock = asyncio.Lock()
         self._main: asyncio.Task[None] | None = None
         self._flusher: asyncio.Task[None] | None = None
+        self._topic_checked = time.monotonic()  # when the offsets topic was last looked at
         self._background = BackgroundTasks(f"task {task_id}")  # commit_record calls in flight
         # what runs after each dispatched batch and after each empty poll (None: nothing; the exactly-once task
         # ends its transactions there)
@@ -462,9 +464,22 @@ class WorkerSourceTask:
         while True:
             await asyncio.sleep(interval)
             try:
+                await self._check_offsets_topic()
                 await self.commit_offsets()
+            except OffsetsTopicLost as e:
+                self._fail(e)
+                return
             except Exception as e:  # noqa: BLE001 - a failed flush is retried at the next interval
                 log.warning("task %s: offset flush failed, will retry: %s", self.id, e)
+                self._topic_checked = 0.0  # look at the topic at the next flush
+
+    async def _check_offsets_topic(self) -> None:
+        """Every OFFSETS_TOPIC_CHECK_S at most: OffsetsTopicLost when the offsets topic is gone (a write to it
+        would wait out the producer's timeout, or re-create it without compaction)."""
+        now = time.monotonic()
+        if now - self._topic_checked >= OFFSETS_TOPIC_CHECK_S:
+            self._topic_checked = now
+            await self._offsets.check_topics()
 
     async def commit_offsets(self) -> bool:
         """Write the committable offsets, then tell the task. True when the flush succeeded."""

@@ -52,6 +52,12 @@ class ConnectorOffsets:
             merged.update(self._own.stored(connector))
         return list(merged.values())
 
+    async def check_topics(self) -> None:
+        """OffsetsTopicLost when its own topic or the worker's is gone or no longer compacted."""
+        if self._own is not None:
+            await self._own.check_topic()
+        await self._global.check_topic()
+
     async def refresh(self, connector: str) -> None:
         await (self._own or self._global).refresh(connector)
 

@@ -14,7 +14,7 @@ import logging
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
-from connect_worker.api import ConfigError, DataError, RetriableError
+from connect_worker.api import ConfigError, ConnectError, DataError, RetriableError
 from connect_worker.api.javacompat import java_hashmap_order
 from connect_worker.kafka.admin import TopicAdmin
 from connect_worker.kafka.producer import AsyncProducer
@@ -69,6 +69,11 @@ async def ensure_compacted_topic(
         )
 
 
+class OffsetsTopicLost(ConnectError):
+    """The offsets topic vanished under the running worker, or came back without compaction (re-created by a
+    producer's metadata request after a deletion): offsets can no longer be kept."""
+
+
 class OffsetStore:
     """Every connector's committed offsets, mirrored in memory and written through to Kafka."""
 
@@ -90,6 +95,17 @@ class OffsetStore:
         self._rf = replication_factor
         # connector -> key bytes -> StoredOffset (offset None = reset but partition known)
         self._data: dict[str, dict[bytes, StoredOffset]] = {}
+
+    async def check_topic(self) -> None:
+        """Raise OffsetsTopicLost when the topic is gone or no longer compacted. Asks for every topic's metadata:
+        a request naming the topic would make a broker with auto.create.topics.enable create it again."""
+        if self.topic not in await self._admin.existing_topics():
+            raise OffsetsTopicLost(_lost(self.topic, "does not exist any more (deleted while the worker ran?)"))
+        policy = (await self._admin.topic_config(self.topic)).get("cleanup.policy", "")
+        if "compact" not in policy.split(","):
+            raise OffsetsTopicLost(
+                _lost(self.topic, f"has cleanup.policy={policy} (deleted and created again by a producer?)")
+            )
 
     def sibling(self, topic: str) -> OffsetStore:
         """A store on another offsets topic with this one's clients and topic settings (a connector's own
@@ -216,6 +232,14 @@ class OffsetStore:
         if failures:
             raise RetriableError(f"Failed to write offsets to {self.topic}: {failures[0]}")
         self.written(connector, offsets, encoded)
+
+
+def _lost(topic: str, what: str) -> str:
+    return (
+        f"The offsets topic '{topic}' {what}: offsets can no longer be committed, and the task stops. What was "
+        "sent since the last committed offsets is sent again after a restart. Restore the topic (compacted, with "
+        "its records) before restarting: on an empty offsets topic every connector using it starts over."
+    )
 
 
 class OffsetLookup(Protocol):
