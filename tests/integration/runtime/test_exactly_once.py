@@ -127,3 +127,97 @@ def test_kill_9_again_and_again(kafka_bootstrap: str, unique_name: str, tmp_path
     else:
         # each run continues in order from the committed position: duplicates only, and never a gap
         assert len(got) >= total
+
+
+def test_interval_boundaries_survive_kills_too(kafka_bootstrap: str, unique_name: str, tmp_path: Path) -> None:
+    """transaction.boundary=interval: a transaction per 300 ms whatever the batches; kill -9 three times."""
+    port = free_port()
+    worker = tmp_path / "worker.properties"
+    write_worker_props(worker, kafka_bootstrap, unique_name, port)
+    worker.write_text(worker.read_text() + f"\nexactly.once.source.support=enabled\ngroup.id={unique_name}\n")
+    source, topic = tmp_path / "in.txt", f"{unique_name}-lines"
+    source.touch()
+    connector = tmp_path / "fs.properties"
+    connector.write_text(
+        f"name=fs\nconnector.class=FileStreamSource\nfile={source}\ntopic={topic}\nbatch.size=40\n"
+        "transaction.boundary=interval\ntransaction.boundary.interval.ms=300\n"
+    )
+    total = RATE * 8
+    cmd = [sys.executable, "-m", "connect_worker", str(worker), str(connector)]
+    writer = Writer(source, total)
+    writer.start()
+    proc: subprocess.Popen[bytes] | None = None
+    try:
+        for _ in range(3):
+            proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            wait_http(f"http://127.0.0.1:{port}", proc)
+            time.sleep(1.2)
+            proc.send_signal(signal.SIGKILL)
+            proc.wait(10)
+        writer.join(60)
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        wait_http(f"http://127.0.0.1:{port}", proc)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and len(committed_lines(kafka_bootstrap, topic)) < total:
+            time.sleep(0.5)
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(60) == 0
+    finally:
+        if proc is not None and proc.poll() is None:
+            proc.kill()
+    assert committed_lines(kafka_bootstrap, topic) == [f"line-{i}".encode() for i in range(total)]
+
+
+def test_a_second_worker_fences_the_first_ones_task(kafka_bootstrap: str, unique_name: str, tmp_path: Path) -> None:
+    """A zombie: worker A still runs when worker B starts the same connector (same group.id, same internal topics).
+    B's task registers the same transactional id, which fences A's producer: A's next commit fails and its task
+    stops; B goes on from the committed offsets, and a read_committed reader sees every line once."""
+    ports = free_port(), free_port()
+    files = []
+    for name, port in zip("ab", ports, strict=True):
+        worker = tmp_path / f"worker-{name}.properties"
+        write_worker_props(worker, kafka_bootstrap, unique_name, port)
+        worker.write_text(worker.read_text() + f"\nexactly.once.source.support=enabled\ngroup.id={unique_name}\n")
+        files.append(worker)
+    source, topic = tmp_path / "in.txt", f"{unique_name}-lines"
+    source.touch()
+    connector = tmp_path / "fs.properties"
+    connector.write_text(f"name=fs\nconnector.class=FileStreamSource\nfile={source}\ntopic={topic}\nbatch.size=40\n")
+    total = RATE * 6
+    writer = Writer(source, total)
+    procs: list[subprocess.Popen[bytes]] = []
+    try:
+        for worker, port in zip(files, ports, strict=True):
+            procs.append(
+                subprocess.Popen(
+                    [sys.executable, "-m", "connect_worker", str(worker), str(connector)],
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                )
+            )
+            wait_http(f"http://127.0.0.1:{port}", procs[-1])
+            if len(procs) == 1:
+                writer.start()
+                time.sleep(1.5)
+        writer.join(60)
+
+        def task_of(port: int) -> dict[str, str]:
+            import httpx
+
+            return dict(httpx.get(f"http://127.0.0.1:{port}/connectors/fs/status", timeout=5).json()["tasks"][0])
+
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and len(committed_lines(kafka_bootstrap, topic)) < total:
+            time.sleep(0.5)
+        fenced, running = task_of(ports[0]), task_of(ports[1])
+        for proc in procs:
+            proc.send_signal(signal.SIGTERM)
+        for proc in procs:
+            proc.wait(60)
+    finally:
+        for proc in procs:
+            if proc.poll() is None:
+                proc.kill()
+    assert fenced["state"] == "FAILED" and "fenced" in fenced["trace"].lower(), fenced
+    assert running["state"] == "RUNNING", running
+    assert committed_lines(kafka_bootstrap, topic) == [f"line-{i}".encode() for i in range(total)]
