@@ -99,6 +99,50 @@ def wait_healthy(proc: subprocess.Popen[bytes], port: int, timeout: float = 60) 
     raise AssertionError("the worker's task did not run in time")
 
 
+def worker_files(
+    tmp_path: Path, bootstrap: str, name: str, worker_extra: dict[str, str], connector_extra: dict[str, str]
+) -> tuple[list[str], int, str]:
+    """worker.properties (JSON without schemas) and a streaming-only connector `pg` on database `name`: the command
+    that runs them, the REST port and the offsets topic."""
+    port = free_port()
+    props = worker_properties(bootstrap, name)
+    props.update(
+        {
+            "listeners": f"http://127.0.0.1:{port}",
+            "key.converter.schemas.enable": "false",
+            "value.converter.schemas.enable": "false",
+            **worker_extra,
+        }
+    )
+    connector = {"name": "pg", **postgres_connector(name, PG_PORT, **{"snapshot.mode": "no_data", **connector_extra})}
+    (tmp_path / "worker.properties").write_text("".join(f"{k}={v}\n" for k, v in props.items()))
+    (tmp_path / "pg.properties").write_text("".join(f"{k}={v}\n" for k, v in connector.items()))
+    cmd = [sys.executable, "-m", "connect_worker", str(tmp_path / "worker.properties"), str(tmp_path / "pg.properties")]
+    return cmd, port, props["offset.storage.topic"]
+
+
+def start_load(
+    proc: subprocess.Popen[bytes],
+    port: int,
+    dsn: str,
+    slot: str,
+    loader: threading.Thread,
+    bootstrap: str,
+    offsets: str,
+) -> None:
+    """Once the worker's task runs: the slot streaming first (a task runs before its slot exists: changes made
+    before it are not captured), then the load, then a first committed offset (a worker killed before its first one
+    starts over as Debezium does, and with no_data that streams from the database's current position)."""
+    wait_healthy(proc, port)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not slot_active(dsn, slot):
+        time.sleep(0.1)
+    loader.start()
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not asyncio.run(read_to_end({"bootstrap.servers": bootstrap}, offsets)):
+        time.sleep(0.1)
+
+
 @pytest.mark.parametrize("mode", ["exactly-once", "at-least-once"])
 def test_kill_9_under_load(kafka_bootstrap: str, unique_name: str, tmp_path: Path, mode: str) -> None:
     seed = int(os.environ.get("CW_CHAOS_SEED", random.randrange(1 << 30)))
@@ -107,42 +151,19 @@ def test_kill_9_under_load(kafka_bootstrap: str, unique_name: str, tmp_path: Pat
     dsn = create_database(PG_PORT, name)
     with psycopg.connect(dsn, autocommit=True) as conn:
         conn.execute("CREATE TABLE items (id int PRIMARY KEY, v text)")
-    port = free_port()
-    props = worker_properties(kafka_bootstrap, name)
-    props.update(
-        {
-            "listeners": f"http://127.0.0.1:{port}",
-            "key.converter.schemas.enable": "false",
-            "value.converter.schemas.enable": "false",
-            "offset.flush.interval.ms": "500",
-        }
-    )
-    connector = {"name": "pg", **postgres_connector(name, PG_PORT, **{"snapshot.mode": "no_data"})}
+    worker_extra = {"offset.flush.interval.ms": "500"}
+    connector_extra = {}
     if mode == "exactly-once":
-        props.update(exactly_once_worker(name))
-        connector.update(EXACTLY_ONCE_CONNECTOR)
-    (tmp_path / "worker.properties").write_text("".join(f"{k}={v}\n" for k, v in props.items()))
-    (tmp_path / "pg.properties").write_text("".join(f"{k}={v}\n" for k, v in connector.items()))
-    cmd = [sys.executable, "-m", "connect_worker", str(tmp_path / "worker.properties"), str(tmp_path / "pg.properties")]
-    topic, offsets = f"{name}.public.items", props["offset.storage.topic"]
+        worker_extra.update(exactly_once_worker(name))
+        connector_extra.update(EXACTLY_ONCE_CONNECTOR)
+    cmd, port, offsets = worker_files(tmp_path, kafka_bootstrap, name, worker_extra, connector_extra)
+    topic = f"{name}.public.items"
     log = (tmp_path / "worker.log").open("ab")
     loader = Loader(dsn, seed)
     proc: subprocess.Popen[bytes] | None = None
     try:
         proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
-        wait_healthy(proc, port)
-        # the slot streaming first (a task runs before its slot exists: changes made before it are not captured),
-        # then a committed offset: a worker killed before its first one starts over as Debezium does, and with
-        # no_data that streams from the database's current position (earlier changes are not captured)
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and not slot_active(dsn, name):
-            time.sleep(0.1)
-        loader.start()
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and not asyncio.run(
-            read_to_end({"bootstrap.servers": kafka_bootstrap}, offsets)
-        ):
-            time.sleep(0.1)
+        start_load(proc, port, dsn, name, loader, kafka_bootstrap, offsets)
         for _ in range(KILLS):
             time.sleep(rnd.uniform(0.2, 2.0))  # in a transaction, a commit, an offsets flush, a start
             proc.send_signal(signal.SIGKILL)

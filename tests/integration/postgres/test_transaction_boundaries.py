@@ -12,7 +12,6 @@ import asyncio
 import random
 import signal
 import subprocess
-import sys
 import threading
 import time
 from collections import Counter
@@ -25,8 +24,8 @@ import pytest
 
 from connect_worker.kafka.reader import read_to_end
 from tests.integration.postgres.acceptance.pg_harness import create_database, drop_database
-from tests.integration.postgres.test_chaos import PG_PORT, slot_active, wait_healthy
-from tests.worker_support import exactly_once_worker, free_port, postgres_connector, worker_properties
+from tests.integration.postgres.test_chaos import PG_PORT, start_load, wait_healthy, worker_files
+from tests.worker_support import exactly_once_worker
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(600)]
 
@@ -78,42 +77,21 @@ def test_a_read_committed_reader_sees_whole_database_transactions(
     dsn = create_database(PG_PORT, name)
     with psycopg.connect(dsn, autocommit=True) as conn:
         conn.execute("CREATE TABLE items (id int PRIMARY KEY, txn int NOT NULL, size int NOT NULL)")
-    port = free_port()
-    props = {
-        **worker_properties(kafka_bootstrap, name),
-        "listeners": f"http://127.0.0.1:{port}",
-        "key.converter.schemas.enable": "false",
-        "value.converter.schemas.enable": "false",
-        **exactly_once_worker(name),
-    }
-    extra = {
-        "snapshot.mode": "no_data",
+    connector_extra = {
         "max.batch.size": "50",
         "max.queue.size": "400",
         "exactly.once.support": "required",
         "transaction.boundary": "connector",
     }
-    connector = {"name": "pg", **postgres_connector(name, PG_PORT, **extra)}
-    (tmp_path / "worker.properties").write_text("".join(f"{k}={v}\n" for k, v in props.items()))
-    (tmp_path / "pg.properties").write_text("".join(f"{k}={v}\n" for k, v in connector.items()))
-    cmd = [sys.executable, "-m", "connect_worker", str(tmp_path / "worker.properties"), str(tmp_path / "pg.properties")]
-    topic, offsets = f"{name}.public.items", props["offset.storage.topic"]
+    cmd, port, offsets = worker_files(tmp_path, kafka_bootstrap, name, exactly_once_worker(name), connector_extra)
+    topic = f"{name}.public.items"
     log = (tmp_path / "worker.log").open("ab")
     loader = Loader(dsn, seed)
     reads: list[int] = []
     proc: subprocess.Popen[bytes] | None = None
     try:
         proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
-        wait_healthy(proc, port)
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and not slot_active(dsn, name):
-            time.sleep(0.1)
-        loader.start()
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and not asyncio.run(
-            read_to_end({"bootstrap.servers": kafka_bootstrap}, offsets)
-        ):
-            time.sleep(0.1)
+        start_load(proc, port, dsn, name, loader, kafka_bootstrap, offsets)
         for _ in range(KILLS):
             until = time.monotonic() + rnd.uniform(1.0, 3.0)
             while time.monotonic() < until:  # read_committed reads while the worker streams
