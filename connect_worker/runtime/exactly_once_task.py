@@ -20,7 +20,8 @@ committed: nothing is sent twice, nothing skipped.
   whatever `errors.tolerance` says (conversion and transform errors are still tolerated as configured).
 - The offsets go into the transaction without waiting for the records' acknowledgements (the commit is all or
   nothing); commit_transaction waits for both, serving the delivery reports on its thread.
-- A graceful stop commits the open transaction; a failure aborts it.
+- A graceful stop commits the open transaction (with connector boundaries, only when no source transaction is half
+  in it); a failure aborts it.
 """
 
 from __future__ import annotations
@@ -218,7 +219,12 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
                 log.warning("task %s: committing the transaction failed, retrying: %s", self.id, err.str())
 
     async def _final_commit(self) -> None:
-        if self._failure is None:
+        """At stop: commit the open transaction, unless the task failed, or its boundaries are the connector's and
+        records are waiting in it (a source transaction not yet ended: committing it would show part of it; it is
+        sent again whole after the restart)."""
+        if self._failure is None and self._requests is not None and self._submitted.pending:
+            log.info("task %s: stopped inside a source transaction; its records so far are aborted", self.id)
+        elif self._failure is None:
             try:
                 await self.commit_transaction()
                 return

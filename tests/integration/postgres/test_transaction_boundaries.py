@@ -123,3 +123,70 @@ def test_a_read_committed_reader_sees_whole_database_transactions(
     assert not half_transactions(final)
     assert len(ids) == expected and max(ids.values()) == 1, f"each row once (seed {seed})"
     assert len({r["txn"] for r in final}) == len(loader.sizes)
+
+
+def test_a_stop_inside_a_database_transaction_shows_none_of_it(
+    kafka_bootstrap: str, unique_name: str, tmp_path: Path
+) -> None:
+    """SIGTERM while a 150,000-row database transaction streams: the stop aborts the Kafka transaction instead of
+    committing part of it; the next worker sends it again, whole, and each row once."""
+    from confluent_kafka import Consumer, TopicPartition
+
+    name, rows_n = unique_name, 150_000
+    dsn = create_database(PG_PORT, name)
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute("CREATE TABLE items (id int PRIMARY KEY, txn int NOT NULL, size int NOT NULL)")
+    connector_extra = {"max.batch.size": "200", "exactly.once.support": "required", "transaction.boundary": "connector"}
+    cmd, port, offsets = worker_files(tmp_path, kafka_bootstrap, name, exactly_once_worker(name), connector_extra)
+    topic = f"{name}.public.items"
+    # read_uncommitted: librdkafka reports a read_committed consumer's end offset as the last stable offset
+    watermarks = Consumer(
+        {"bootstrap.servers": kafka_bootstrap, "group.id": f"w-{name}", "isolation.level": "read_uncommitted"}
+    )
+
+    def written() -> int:  # records of every state in the topic: the end offset
+        try:
+            return int(watermarks.get_watermark_offsets(TopicPartition(topic, 0), timeout=5, cached=False)[1])
+        except Exception:  # noqa: BLE001 - the topic is not there yet
+            return 0
+
+    class One(threading.Thread):
+        def __init__(self) -> None:
+            super().__init__(daemon=True)
+            self.sizes = {1: 1}
+            self.stop_event = threading.Event()
+
+        def run(self) -> None:
+            with psycopg.connect(dsn, autocommit=True) as conn:
+                conn.execute("INSERT INTO items VALUES (0, 1, 1)")
+
+    log = (tmp_path / "worker.log").open("ab")
+    proc: subprocess.Popen[bytes] | None = None
+    try:
+        proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
+        start_load(proc, port, dsn, name, One(), kafka_bootstrap, offsets)  # a committed offset first
+        with psycopg.connect(dsn, autocommit=True) as conn:
+            conn.execute("INSERT INTO items SELECT g, 2, %s FROM generate_series(1, %s) g", (rows_n, rows_n))
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and written() < 2_000:
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(60) == 0
+        seen = rows(kafka_bootstrap, topic)
+        assert [r["txn"] for r in seen] == [1], "none of the transaction the stop cut"
+        proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
+        wait_healthy(proc, port)
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and len(rows(kafka_bootstrap, topic)) < rows_n + 1:
+            time.sleep(1)
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(60) == 0
+    finally:
+        watermarks.close()
+        if proc is not None and proc.poll() is None:
+            proc.kill()
+        log.close()
+        drop_database(PG_PORT, name)
+    final = rows(kafka_bootstrap, topic)
+    ids = Counter(r["id"] for r in final)
+    assert len(ids) == rows_n + 1 and max(ids.values()) == 1 and not half_transactions(final)
