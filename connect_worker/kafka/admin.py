@@ -40,6 +40,12 @@ class TopicAdmin:
             return None
         return len(t.partitions)
 
+    async def known_topics(self) -> set[str]:
+        """Every topic the cluster's metadata names, also those with an error of the moment (no leader yet …).
+        Asks for all topics: a request naming a topic makes a broker with auto.create.topics.enable create it."""
+        md = await self._metadata()
+        return set(md.topics)
+
     async def existing_topics(self) -> set[str]:
         md = await self._metadata()
         return {name for name, t in md.topics.items() if t.error is None}

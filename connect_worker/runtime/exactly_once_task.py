@@ -103,6 +103,7 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
         self._tx = transactions
         self._requests = CommitRequests() if transactions.boundary == CONNECTOR else None
         self._split_warned = False
+        self._open_since: float | None = None  # connector boundaries: when the open transaction got records
         super().__init__(*args, **kwargs)
         self._aborting = False
         self._last_commit = time.monotonic()
@@ -113,6 +114,21 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
 
     def _transaction_context(self) -> CommitRequests | None:
         return self._requests
+
+    async def _pausing(self) -> None:
+        """Paused: the open transaction is committed now rather than left to time out, unless connector boundaries
+        hold part of a source transaction in it (committing would show part of it; if the pause outlasts
+        transaction.timeout.ms, the broker aborts it and the task fails at resume: a restart then resumes from the
+        committed offsets)."""
+        if self._requests is not None and self._submitted.pending:
+            log.warning(
+                "task %s: paused inside a source transaction; its Kafka transaction stays open (a pause longer than "
+                "%.0f s aborts it, and the task then fails at resume: restart it)",
+                self.id,
+                self._tx.timeout_s,
+            )
+            return
+        await self.commit_transaction()
 
     async def _prepare(self) -> None:
         await self._producer.init_transactions(self._tx.timeout_s)
@@ -142,8 +158,14 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
             due, requests.requested = True, False
         else:
             # a source transaction still streaming after half the Kafka transaction's timeout is split there
-            # rather than lost to the timeout: a read_committed reader then sees it in parts
-            due = self._submitted.pending > 0 and time.monotonic() - self._last_commit >= tx.timeout_s / 2
+            # rather than lost to the timeout: a read_committed reader then sees it in parts. Timed from the end of
+            # the first batch that put records into the open transaction, not from the last commit (a quiet spell)
+            now = time.monotonic()
+            if not self._submitted.pending:
+                self._open_since = None
+            elif self._open_since is None:
+                self._open_since = now
+            due = self._open_since is not None and now - self._open_since >= tx.timeout_s / 2
             if due and not self._split_warned:
                 self._split_warned = True
                 log.warning(
@@ -180,6 +202,7 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
                     raise self._delivery_error() from e
                 raise
             self._last_commit = time.monotonic()
+            self._open_since = None
             producer.begin_transaction()
             self._submitted.committable()  # every record of the transaction is acknowledged now: drop them
             self._offsets.written(connector, offsets, encoded)
@@ -207,14 +230,16 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
         )
 
     async def _commit(self) -> None:
-        """commit_transaction, retried while librdkafka calls its error retriable."""
+        """commit_transaction, retried while librdkafka calls its error retriable, within the transaction timeout."""
+        deadline = time.monotonic() + self._tx.timeout_s
         while True:
             try:
-                await self._producer.commit_transaction(self._tx.timeout_s)
+                await self._producer.commit_transaction(max(1.0, deadline - time.monotonic()))
                 return
             except KafkaException as e:
                 err: KafkaError = e.args[0]
-                if not err.retriable() or err.fatal() or err.txn_requires_abort():
+                final = not err.retriable() or err.fatal() or err.txn_requires_abort()
+                if final or time.monotonic() >= deadline:
                     raise RuntimeError(f"the transaction could not be committed: {err.str()}") from e
                 log.warning("task %s: committing the transaction failed, retrying: %s", self.id, err.str())
 
@@ -222,7 +247,11 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
         """At stop: commit the open transaction, unless the task failed, or its boundaries are the connector's and
         records are waiting in it (a source transaction not yet ended: committing it would show part of it; it is
         sent again whole after the restart)."""
-        if self._failure is None and self._requests is not None and self._submitted.pending:
+        current = asyncio.current_task()
+        if current is not None and current.cancelling():
+            # a stop that did not end in time: a record may be submitted and not yet handed to the producer
+            log.warning("task %s: cancelled; the open transaction is aborted", self.id)
+        elif self._failure is None and self._requests is not None and self._submitted.pending:
             log.info("task %s: stopped inside a source transaction; its records so far are aborted", self.id)
         elif self._failure is None:
             try:

@@ -209,6 +209,9 @@ class WorkerSourceTask:
         return self._failure is not None
 
     # -- the loop --------------------------------------------------------------------------------------
+    async def _pausing(self) -> None:
+        """What the task does once when it is paused, before it waits (the exactly-once task commits)."""
+
     async def _prepare(self) -> None:
         """What must happen before the task starts (the exactly-once task fences its predecessor here)."""
 
@@ -260,6 +263,7 @@ class WorkerSourceTask:
         producer = self._producer
         while not self._stopping.is_set():
             if not self._running.is_set():
+                await self._pausing()
                 await self._running.wait()
                 continue
             started = time.monotonic()
@@ -465,10 +469,13 @@ class WorkerSourceTask:
             await asyncio.sleep(interval)
             try:
                 await self._check_offsets_topic()
-                await self.commit_offsets()
             except OffsetsTopicLost as e:
                 self._fail(e)
                 return
+            except Exception as e:  # noqa: BLE001 - the admin client's trouble: the flush goes on, looked at later
+                log.warning("task %s: could not look at the offsets topic: %s", self.id, e)
+            try:
+                await self.commit_offsets()
             except Exception as e:  # noqa: BLE001 - a failed flush is retried at the next interval
                 log.warning("task %s: offset flush failed, will retry: %s", self.id, e)
                 self._topic_checked = 0.0  # look at the topic at the next flush

@@ -95,11 +95,12 @@ class OffsetStore:
         self._rf = replication_factor
         # connector -> key bytes -> StoredOffset (offset None = reset but partition known)
         self._data: dict[str, dict[bytes, StoredOffset]] = {}
+        self._written_here: set[bytes] = set()  # keys this worker wrote since it started
 
     async def check_topic(self) -> None:
         """Raise OffsetsTopicLost when the topic is gone or no longer compacted. Asks for every topic's metadata:
         a request naming the topic would make a broker with auto.create.topics.enable create it again."""
-        if self.topic not in await self._admin.existing_topics():
+        if self.topic not in await self._admin.known_topics():
             raise OffsetsTopicLost(_lost(self.topic, "does not exist any more (deleted while the worker ran?)"))
         policy = (await self._admin.topic_config(self.topic)).get("cleanup.policy", "")
         if "compact" not in policy.split(","):
@@ -185,7 +186,11 @@ class OffsetStore:
             parsed = self._parse(r.key, r.value)
             if parsed is not None and parsed[0] == connector:
                 fresh[parsed[1]] = parsed[2]
-        self._data[connector] = fresh
+        # laid over what is known: the read ends at the last stable offset, so a key this worker wrote since it
+        # started (another task of the connector committing meanwhile) keeps its newer value, and a key the read
+        # did not reach keeps its own
+        known = self._data.setdefault(connector, {})
+        known.update({k: v for k, v in fresh.items() if k not in self._written_here})
 
     # -- writing ------------------------------------------------------------------------------------
     @staticmethod
@@ -214,6 +219,7 @@ class OffsetStore:
         transaction that committed) into the in-memory view."""
         for (key, value), (partition, _) in zip(encoded, offsets, strict=True):
             self._apply(key, value)
+            self._written_here.add(key)
             # keep the caller's partition map (its order) for GET /offsets
             stored = self._data[connector][key]
             self._data[connector][key] = StoredOffset(dict(partition), stored.offset)

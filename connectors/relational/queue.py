@@ -78,8 +78,9 @@ class ChangeEventQueue:
         self._track = True
 
     def begin_transaction(self) -> None:
-        """A source transaction starts with the next record offered."""
-        if self._track:
+        """A source transaction starts with the next record offered. While one is still open (the capture restarted
+        inside it and resumes it: the rest of it follows), that one goes on."""
+        if self._track and not (self._transactions and self._transactions[-1][1] is None):
             self._transactions.append([self._offered, None])
 
     def end_transaction(self) -> None:

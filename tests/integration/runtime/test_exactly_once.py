@@ -221,3 +221,50 @@ def test_a_second_worker_fences_the_first_ones_task(kafka_bootstrap: str, unique
     assert fenced["state"] == "FAILED" and "fenced" in fenced["trace"].lower(), fenced
     assert running["state"] == "RUNNING", running
     assert committed_lines(kafka_bootstrap, topic) == [f"line-{i}".encode() for i in range(total)]
+
+
+@pytest.mark.parametrize("boundary", ["interval", "poll"])
+def test_a_pause_commits_the_open_transaction(
+    kafka_bootstrap: str, unique_name: str, tmp_path: Path, boundary: str
+) -> None:
+    """Paused, the task commits what its open transaction holds instead of leaving it to time out; resumed, it goes
+    on: every line once, and the lines sent before the pause readable while it lasts."""
+    import httpx
+
+    port = free_port()
+    worker = tmp_path / "worker.properties"
+    write_worker_props(worker, kafka_bootstrap, unique_name, port)
+    worker.write_text(worker.read_text() + f"\nexactly.once.source.support=enabled\ngroup.id={unique_name}\n")
+    source, topic = tmp_path / "in.txt", f"{unique_name}-lines"
+    source.write_text("".join(f"line-{i}\n" for i in range(500)))
+    connector = tmp_path / "fs.properties"
+    connector.write_text(
+        f"name=fs\nconnector.class=FileStreamSource\nfile={source}\ntopic={topic}\n"
+        # an interval longer than the test: only the pause can end the first transaction
+        f"transaction.boundary={boundary}\ntransaction.boundary.interval.ms=600000\n"
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "connect_worker", str(worker), str(connector)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}/connectors/fs"
+    try:
+        wait_http(f"http://127.0.0.1:{port}", proc)
+        time.sleep(2)  # the 500 lines sent, in one open transaction with interval boundaries
+        assert httpx.put(f"{url}/pause", timeout=10).status_code == 202
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and len(committed_lines(kafka_bootstrap, topic)) < 500:
+            time.sleep(0.3)
+        assert len(committed_lines(kafka_bootstrap, topic)) == 500, "the pause committed the open transaction"
+        with source.open("a") as f:
+            f.write("".join(f"line-{i}\n" for i in range(500, 800)))
+        time.sleep(1)
+        assert httpx.put(f"{url}/resume", timeout=10).status_code == 202
+        time.sleep(2)
+        proc.send_signal(signal.SIGTERM)  # a graceful stop commits the rest
+        assert proc.wait(60) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert committed_lines(kafka_bootstrap, topic) == [f"line-{i}".encode() for i in range(800)]

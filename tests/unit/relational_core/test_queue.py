@@ -92,3 +92,21 @@ async def test_without_tracking_batches_are_cut_by_size_only() -> None:
     for i in (1, 2, 3):
         q.offer(rec(i))
     assert values(await q.poll()) == [0, 1, 2] and q.batch_ends_transaction
+
+
+async def test_a_transaction_resumed_after_a_capture_restart_goes_on() -> None:
+    """The capture restarted inside a transaction and sends its rest after a new BEGIN: one transaction still."""
+    q = ChangeEventQueue(max_size=100, max_batch=10, poll_interval_s=0.01)
+    q.track_transactions()
+    q.begin_transaction()
+    q.offer(rec(0))
+    q.offer(rec(1))
+    assert values(await q.poll()) == [0, 1] and not q.batch_ends_transaction
+    q.begin_transaction()  # the resumed stream's BEGIN of the same transaction
+    q.offer(rec(2))
+    q.end_transaction()
+    q.begin_transaction()
+    q.offer(rec(3))
+    q.end_transaction()
+    assert values(await q.poll()) == [2, 3] and q.batch_ends_transaction
+    assert not q._transactions  # nothing left behind
