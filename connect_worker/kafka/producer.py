@@ -96,8 +96,13 @@ class AsyncProducer:
             self._poller = asyncio.get_running_loop().create_task(self._poll_loop(), name="producer-poll")
 
     async def close(self, timeout: float = 30.0) -> int:
-        """Flush what is queued (up to `timeout` s); returns how many messages were left undelivered."""
-        left = await self.flush(timeout)
+        """Flush what is queued (up to `timeout` s); returns how many messages were left undelivered. A producer
+        that met a fatal error (fenced, a failed transaction) flushes nothing more and closes all the same."""
+        try:
+            left = await self.flush(timeout)
+        except KafkaException as e:
+            log.warning("producer closed after a fatal error: %s", e)
+            left = len(self._producer)
         self._closed = True
         self._wake.set()
         if self._poller is not None:
@@ -113,7 +118,13 @@ class AsyncProducer:
                 await self._wake.wait()
                 continue
             if not self._on_thread:  # a transactional call on a thread serves the reports meanwhile
-                self._producer.poll(0)
+                try:
+                    self._producer.poll(0)
+                except KafkaException as e:  # fatal: the owner finds out at its next call
+                    log.debug("producer poll: %s", e)
+                    self._wake.clear()
+                    await self._wake.wait()
+                    continue
             await asyncio.sleep(self._poll_interval)
 
     # -- producing --------------------------------------------------------------------------------

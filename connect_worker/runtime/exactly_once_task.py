@@ -198,6 +198,7 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
                 self._check_deliveries()
             except Exception as e:
                 self._metrics.commit_failures.inc()
+                await self._raise_if_offsets_topic_lost(e)
                 if self._failed_deliveries and e is not self._failure:  # name the first record's reason
                     raise self._delivery_error() from e
                 raise
@@ -222,8 +223,21 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
             self._metrics.produce_failed.inc(len(self._failed_deliveries))
             raise self._delivery_error()
 
+    async def _raise_if_offsets_topic_lost(self, cause: BaseException) -> None:
+        """A failed commit whose cause is a deleted offsets topic (the transaction cannot add its partition, and
+        librdkafka then purges the records) is reported as that."""
+        try:
+            await self._offsets.check_topics()
+        except OffsetsTopicLost as lost:
+            raise lost from cause
+        except Exception:  # noqa: BLE001 - the admin client's trouble: the commit's own error is reported
+            pass
+
     def _delivery_error(self) -> RuntimeError:
-        topic, reason = self._failed_deliveries[0]
+        # the records librdkafka purged after a failed transaction are not the cause: name another one if any
+        purged = ("Purged in queue", "Purged in flight")
+        causes = [f for f in self._failed_deliveries if not f[1].endswith(purged)] or self._failed_deliveries
+        topic, reason = causes[0]
         return RuntimeError(
             f"Kafka did not accept a record for topic {topic}: {reason} (exactly-once delivery: the transaction "
             "is aborted, and the task fails whatever errors.tolerance says)"
