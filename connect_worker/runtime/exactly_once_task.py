@@ -43,6 +43,7 @@ from connect_worker.storage.offsets import OffsetsTopicLost, OffsetStore
 log = logging.getLogger(__name__)
 
 POLL, INTERVAL, CONNECTOR = "poll", "interval", "connector"
+_PURGED = frozenset({KafkaError._PURGE_QUEUE, KafkaError._PURGE_INFLIGHT})  # dropped by librdkafka after a failure
 
 
 def transactional_id(group_id: str, connector: str, task: int) -> str:
@@ -76,7 +77,7 @@ def transactional_producer(
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class TransactionSettings:
-    boundary: str = POLL  # POLL or INTERVAL
+    boundary: str = POLL  # POLL, INTERVAL or CONNECTOR
     interval_s: float = 60.0  # INTERVAL: the longest a transaction stays open (offset.flush.interval.ms default)
     timeout_s: float = 60.0  # how long init/commit/abort may take (the producer's transaction.timeout.ms)
 
@@ -108,9 +109,8 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
         self._aborting = False
         self._last_commit = time.monotonic()
         self._records_done: list[tuple[SourceRecord, RecordMetadata | None]] = []
-        self._failed_deliveries: list[tuple[str, str]] = []  # (topic, reason) of records Kafka did not take
-        self._dispatched = self._maybe_commit
-        self._idle = self._maybe_commit if transactions.boundary != POLL else None
+        # (topic, reason, librdkafka's code if known) of records Kafka did not take
+        self._failed_deliveries: list[tuple[str, str, int | None]] = []
 
     def _transaction_context(self) -> CommitRequests | None:
         return self._requests
@@ -137,18 +137,16 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
         self._last_commit = time.monotonic()
         log.info("task %s: exactly-once delivery, transaction boundary %s", self.id, self._tx.boundary)
 
-    async def _flush_loop(self) -> None:
-        """No offsets flush of its own (offsets are written in the transactions); the offsets topic is looked at
-        as often as at least once would flush."""
-        while True:
-            await asyncio.sleep(self._settings.flush_interval_s)
-            try:
-                await self._check_offsets_topic()
-            except OffsetsTopicLost as e:
-                self._fail(e)
-                return
-            except Exception as e:  # noqa: BLE001 - the admin client's trouble: looked at again next time
-                log.warning("task %s: could not look at the offsets topic: %s", self.id, e)
+    async def _flush_offsets(self) -> bool:
+        """No offsets flush of its own: offsets are written in the transactions."""
+        return True
+
+    async def _batch_sent(self) -> None:
+        await self._maybe_commit()
+
+    async def _poll_was_empty(self) -> None:
+        if self._tx.boundary != POLL:  # an interval may have passed; a long source transaction may need a split
+            await self._maybe_commit()
 
     async def _maybe_commit(self) -> None:
         tx, requests = self._tx, self._requests
@@ -235,9 +233,8 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
 
     def _delivery_error(self) -> RuntimeError:
         # the records librdkafka purged after a failed transaction are not the cause: name another one if any
-        purged = ("Purged in queue", "Purged in flight")
-        causes = [f for f in self._failed_deliveries if not f[1].endswith(purged)] or self._failed_deliveries
-        topic, reason = causes[0]
+        causes = [f for f in self._failed_deliveries if f[2] not in _PURGED] or self._failed_deliveries
+        topic, reason, _code = causes[0]
         return RuntimeError(
             f"Kafka did not accept a record for topic {topic}: {reason} (exactly-once delivery: the transaction "
             "is aborted, and the task fails whatever errors.tolerance says)"
@@ -292,10 +289,10 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
 
     def delivery_failed(self, entry: Submitted, err: KafkaError, msg: Message) -> None:
         if not self._aborting:  # not the abort's own purge
-            self._failed_deliveries.append((msg.topic() or "", err.str()))
+            self._failed_deliveries.append((msg.topic() or "", err.str(), err.code()))
 
     def _send_failed(self, entry: Submitted, record: SourceRecord | None, topic: str, reason: str) -> None:
         """A record the producer refused at once (on the loop): the task fails."""
-        self._failed_deliveries.append((topic, reason))
+        self._failed_deliveries.append((topic, reason, None))
         self._metrics.produce_failed.inc()
         self._fail(self._delivery_error())

@@ -155,10 +155,6 @@ class WorkerSourceTask:
         self._flusher: asyncio.Task[None] | None = None
         self._topic_checked = time.monotonic()  # when the offsets topic was last looked at
         self._background = BackgroundTasks(f"task {task_id}")  # commit_record calls in flight
-        # what runs after each dispatched batch and after each empty poll (None: nothing; the exactly-once task
-        # ends its transactions there)
-        self._dispatched: Callable[[], Awaitable[None]] | None = None
-        self._idle: Callable[[], Awaitable[None]] | None = None
         group = metrics if metrics is not None else MetricsGroup("unregistered")
         self._metrics = TaskMetrics(group, active=lambda: self._producer.in_flight, written=lambda: self.acknowledged)
         reader = ConnectorOffsetReader(offset_store, task_id.connector)
@@ -209,8 +205,16 @@ class WorkerSourceTask:
         return self._failure is not None
 
     # -- the loop --------------------------------------------------------------------------------------
+    # what the exactly-once task adds to the loop (nothing here): it ends its transactions after a batch or an
+    # empty poll and when paused, and fences its predecessor before the task starts
+    async def _batch_sent(self) -> None:
+        """After every batch the task's poll() returned is handed to the producer."""
+
+    async def _poll_was_empty(self) -> None:
+        """After a poll() that returned nothing."""
+
     async def _pausing(self) -> None:
-        """What the task does once when it is paused, before it waits (the exactly-once task commits)."""
+        """Once when the task is paused, before it waits."""
 
     async def _prepare(self) -> None:
         """What must happen before the task starts (the exactly-once task fences its predecessor here)."""
@@ -278,8 +282,7 @@ class WorkerSourceTask:
             stop.cancel()
             batch = poll.result()
             if not batch:
-                if self._idle is not None:
-                    await self._idle()
+                await self._poll_was_empty()
                 continue
             metrics = self._metrics
             metrics.polled.inc(len(batch))
@@ -294,8 +297,7 @@ class WorkerSourceTask:
                 if self._failure is not None:
                     return
             producer.poll()
-            if self._dispatched is not None:
-                await self._dispatched()
+            await self._batch_sent()
 
     def _send(self, record: SourceRecord) -> Awaitable[None] | None:
         """Transform, convert and queue one record; returns what is left to await, if anything."""
@@ -464,29 +466,34 @@ class WorkerSourceTask:
 
     # -- offsets -----------------------------------------------------------------------------------------
     async def _flush_loop(self) -> None:
+        """Every offset.flush.interval.ms: look at the offsets topic (every OFFSETS_TOPIC_CHECK_S at most, and after
+        a failed flush), then flush. A topic gone or no longer compacted fails the task: a write to it would wait
+        out the producer's timeout, or re-create it without compaction."""
         interval = self._settings.flush_interval_s
         while True:
             await asyncio.sleep(interval)
-            try:
-                await self._check_offsets_topic()
-            except OffsetsTopicLost as e:
-                self._fail(e)
-                return
-            except Exception as e:  # noqa: BLE001 - the admin client's trouble: the flush goes on, looked at later
-                log.warning("task %s: could not look at the offsets topic: %s", self.id, e)
-            try:
-                await self.commit_offsets()
-            except Exception as e:  # noqa: BLE001 - a failed flush is retried at the next interval
-                log.warning("task %s: offset flush failed, will retry: %s", self.id, e)
+            now = time.monotonic()
+            if now - self._topic_checked >= OFFSETS_TOPIC_CHECK_S:
+                self._topic_checked = now
+                try:
+                    await self._offsets.check_topics()
+                except OffsetsTopicLost as e:
+                    self._fail(e)
+                    return
+                except Exception as e:  # noqa: BLE001 - the admin client's trouble: the flush goes on
+                    log.warning("task %s: could not look at the offsets topic: %s", self.id, e)
+            if not await self._flush_offsets():
                 self._topic_checked = 0.0  # look at the topic at the next flush
 
-    async def _check_offsets_topic(self) -> None:
-        """Every OFFSETS_TOPIC_CHECK_S at most: OffsetsTopicLost when the offsets topic is gone (a write to it
-        would wait out the producer's timeout, or re-create it without compaction)."""
-        now = time.monotonic()
-        if now - self._topic_checked >= OFFSETS_TOPIC_CHECK_S:
-            self._topic_checked = now
-            await self._offsets.check_topics()
+    async def _flush_offsets(self) -> bool:
+        """The periodic flush; False when it failed (it is retried at the next interval). The exactly-once task
+        has none: its offsets go into its transactions."""
+        try:
+            await self.commit_offsets()
+        except Exception as e:  # noqa: BLE001 - a failed flush is retried at the next interval
+            log.warning("task %s: offset flush failed, will retry: %s", self.id, e)
+            return False
+        return True
 
     async def commit_offsets(self) -> bool:
         """Write the committable offsets, then tell the task. True when the flush succeeded."""

@@ -166,7 +166,8 @@ class Worker:
     async def offsets_for(self, config: Mapping[str, str | None]) -> ConnectorOffsets:
         """A connector's offsets: its own `offsets.storage.topic` (created compacted when missing, read once per
         worker) before the worker's, or the worker's alone."""
-        topic = self.resolve({"t": config.get("offsets.storage.topic")}).get("t", "").strip()  # a placeholder too
+        key = "offsets.storage.topic"
+        topic = self.resolve({key: config.get(key)}).get(key, "").strip()  # its value may be a placeholder
         if not topic or topic == self._offsets.topic:
             return ConnectorOffsets(self._offsets)
         own = self._topic_stores.get(topic)

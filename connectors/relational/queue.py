@@ -17,8 +17,17 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import dataclasses
 
 from connect_worker.api import SourceRecord
+
+
+@dataclasses.dataclass(slots=True)
+class _Span:
+    """A source transaction's records: queue positions [start, end), end None while it is open."""
+
+    start: int
+    end: int | None = None
 
 
 class ChangeEventQueue:
@@ -33,11 +42,9 @@ class ChangeEventQueue:
         self._max_bytes = max_bytes
         self._poll_interval_s = poll_interval_s
         self._bytes = 0
-        self._offered = 0  # records offered so far: positions of transaction bounds
-        self._taken = 0  # records polled so far
+        self._taken = 0  # records polled so far: with len(_items), the positions of transaction bounds
         self._track = False
-        # [start, end) positions of the source transactions not wholly polled yet; end None while open
-        self._transactions: collections.deque[list[int | None]] = collections.deque()
+        self._transactions: collections.deque[_Span] = collections.deque()  # not yet wholly polled
         self.batch_ends_transaction = True  # of the last batch poll() returned
         self._not_empty = asyncio.Event()
         self._not_full = asyncio.Event()
@@ -64,7 +71,6 @@ class ChangeEventQueue:
         if not items:
             self._not_empty.set()
         items.append(record)
-        self._offered += 1
         if sizes is not None:
             sizes.append(size)
             self._bytes += size
@@ -77,17 +83,21 @@ class ChangeEventQueue:
     def track_transactions(self) -> None:
         self._track = True
 
+    def _open(self) -> _Span | None:
+        return self._transactions[-1] if self._transactions and self._transactions[-1].end is None else None
+
     def begin_transaction(self) -> None:
         """A source transaction starts with the next record offered. While one is still open (the capture restarted
         inside it and resumes it: the rest of it follows), that one goes on."""
-        if self._track and not (self._transactions and self._transactions[-1][1] is None):
-            self._transactions.append([self._offered, None])
+        if self._track and self._open() is None:
+            self._transactions.append(_Span(self._taken + len(self._items)))
 
     def end_transaction(self) -> None:
         """The open source transaction ended with the last record offered."""
-        if self._track and self._transactions and self._transactions[-1][1] is None:
-            self._transactions[-1][1] = self._offered
-            if self._transactions[-1][0] == self._offered:  # it offered nothing
+        span = self._open() if self._track else None
+        if span is not None:
+            span.end = self._taken + len(self._items)
+            if span.start == span.end:  # it offered nothing
                 self._transactions.pop()
 
     def _cut(self, n: int) -> int:
@@ -95,18 +105,17 @@ class ChangeEventQueue:
         could end before; sets batch_ends_transaction."""
         taken, end = self._taken, self._taken + n
         ends = True
-        for start, stop in self._transactions:
-            assert start is not None
-            if start >= end:
+        for span in self._transactions:
+            if span.start >= end:
                 break
-            if stop is None or stop > end:  # `end` falls inside this transaction
-                if start > taken:
-                    n = start - taken  # end the batch before it begins
+            if span.end is None or span.end > end:  # `end` falls inside this transaction
+                if span.start > taken:
+                    n = span.start - taken  # end the batch before it begins
                 else:
                     ends = False  # the batch lies within it: the transaction continues in the next batch
                 break
         transactions = self._transactions
-        while transactions and transactions[0][1] is not None and transactions[0][1] <= taken + n:
+        while transactions and transactions[0].end is not None and transactions[0].end <= taken + n:
             transactions.popleft()
         self.batch_ends_transaction = ends
         return n

@@ -63,7 +63,7 @@ class RelationalSourceTask(SourceTask, Generic[C]):
         config = self._config = self.parse_config(props)
         pipeline = self._pipeline = Pipeline(config, self.flavor(config), task_metrics(self.context))
         # transaction.boundary=connector (exactly once): batches end where source transactions do
-        self._transactions = getattr(self.context, "transaction_context", None)
+        self._transactions = self.context.transaction_context
         if self._transactions is not None:
             pipeline.queue.track_transactions()
         stored = self.context.offset_storage_reader.offset(pipeline.partition)

@@ -109,4 +109,4 @@ async def test_a_transaction_resumed_after_a_capture_restart_goes_on() -> None:
     q.offer(rec(3))
     q.end_transaction()
     assert values(await q.poll()) == [2, 3] and q.batch_ends_transaction
-    assert not q._transactions  # nothing left behind
+    assert not q._transactions  # nothing left behind (an interval per transaction, dropped once polled)
