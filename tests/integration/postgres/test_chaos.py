@@ -17,6 +17,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -121,73 +122,106 @@ def worker_files(
     return cmd, port, props["offset.storage.topic"]
 
 
-def start_load(
-    proc: subprocess.Popen[bytes],
-    port: int,
-    dsn: str,
-    slot: str,
-    loader: threading.Thread,
-    bootstrap: str,
-    offsets: str,
-) -> None:
-    """Once the worker's task runs: the slot streaming first (a task runs before its slot exists: changes made
-    before it are not captured), then the load, then a first committed offset (a worker killed before its first one
-    starts over as Debezium does, and with no_data that streams from the database's current position)."""
-    wait_healthy(proc, port)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and not slot_active(dsn, slot):
-        time.sleep(0.1)
-    loader.start()
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and not asyncio.run(read_to_end({"bootstrap.servers": bootstrap}, offsets)):
-        time.sleep(0.1)
+class StreamingWorker:
+    """Database `name` with `ddl`, and workers streaming it (worker_files), one process at a time, their output in
+    worker.log; leaving the block kills a worker still running and drops the database."""
+
+    def __init__(
+        self,
+        tmp_path: Path,
+        bootstrap: str,
+        name: str,
+        ddl: str,
+        worker_extra: dict[str, str],
+        connector_extra: dict[str, str],
+    ) -> None:
+        self.tmp_path, self.bootstrap, self.name, self.ddl = tmp_path, bootstrap, name, ddl
+        self.cmd, self.port, self.offsets = worker_files(tmp_path, bootstrap, name, worker_extra, connector_extra)
+        self.topic = f"{name}.public.items"
+        self.dsn = ""
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def __enter__(self) -> StreamingWorker:
+        self.dsn = create_database(PG_PORT, self.name)
+        self._log = (self.tmp_path / "worker.log").open("ab")
+        try:
+            with psycopg.connect(self.dsn, autocommit=True) as conn:
+                conn.execute(self.ddl)
+        except BaseException:
+            self.__exit__()
+            raise
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+        self._log.close()
+        drop_database(PG_PORT, self.name)
+
+    def start(self, *, healthy: bool = True) -> None:
+        self.proc = subprocess.Popen(self.cmd, stdout=self._log, stderr=subprocess.STDOUT)
+        if healthy:
+            self.healthy()
+
+    def healthy(self) -> None:
+        assert self.proc is not None
+        wait_healthy(self.proc, self.port)
+
+    def kill(self) -> None:
+        assert self.proc is not None
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait(10)
+
+    def stop(self) -> None:
+        """SIGTERM: the worker must exit cleanly."""
+        assert self.proc is not None
+        self.proc.send_signal(signal.SIGTERM)
+        assert self.proc.wait(60) == 0
+
+    def start_load(self, loader: threading.Thread) -> None:
+        """A worker, then the slot streaming (a task runs before its slot exists: changes made before it are not
+        captured), then the load, then a first committed offset (a worker killed before its first one starts over
+        as Debezium does, and with no_data that streams from the database's current position)."""
+        self.start()
+        until(lambda: slot_active(self.dsn, self.name), 60, 0.1)
+        loader.start()
+        until(lambda: asyncio.run(read_to_end({"bootstrap.servers": self.bootstrap}, self.offsets)), 60, 0.1)
+
+
+def until(condition: Callable[[], Any], timeout: float, pause: float) -> None:
+    """Wait until `condition()` holds or `timeout` s passed (the caller's assertions say what was missed)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and not condition():
+        time.sleep(pause)
 
 
 @pytest.mark.parametrize("mode", ["exactly-once", "at-least-once"])
 def test_kill_9_under_load(kafka_bootstrap: str, unique_name: str, tmp_path: Path, mode: str) -> None:
     seed = int(os.environ.get("CW_CHAOS_SEED", random.randrange(1 << 30)))
     rnd = random.Random(seed)
-    name = unique_name
-    dsn = create_database(PG_PORT, name)
-    with psycopg.connect(dsn, autocommit=True) as conn:
-        conn.execute("CREATE TABLE items (id int PRIMARY KEY, v text)")
     worker_extra = {"offset.flush.interval.ms": "500"}
     connector_extra = {}
     if mode == "exactly-once":
-        worker_extra.update(exactly_once_worker(name))
+        worker_extra.update(exactly_once_worker(unique_name))
         connector_extra.update(EXACTLY_ONCE_CONNECTOR)
-    cmd, port, offsets = worker_files(tmp_path, kafka_bootstrap, name, worker_extra, connector_extra)
-    topic = f"{name}.public.items"
-    log = (tmp_path / "worker.log").open("ab")
-    loader = Loader(dsn, seed)
-    proc: subprocess.Popen[bytes] | None = None
-    try:
-        proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
-        start_load(proc, port, dsn, name, loader, kafka_bootstrap, offsets)
-        for _ in range(KILLS):
-            time.sleep(rnd.uniform(0.2, 2.0))  # in a transaction, a commit, an offsets flush, a start
-            proc.send_signal(signal.SIGKILL)
-            proc.wait(10)
-            proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
-            if rnd.random() < 0.5:  # half the kills land while the worker is still starting
-                wait_healthy(proc, port)
-        loader.stop_event.set()
-        loader.join(30)
-        wait_healthy(proc, port)
+    ddl = "CREATE TABLE items (id int PRIMARY KEY, v text)"
+    with StreamingWorker(tmp_path, kafka_bootstrap, unique_name, ddl, worker_extra, connector_extra) as worker:
+        loader = Loader(worker.dsn, seed)
+        try:
+            worker.start_load(loader)
+            for _ in range(KILLS):
+                time.sleep(rnd.uniform(0.2, 2.0))  # in a transaction, a commit, an offsets flush, a start
+                worker.kill()
+                worker.start(healthy=rnd.random() < 0.5)  # half the kills land while the worker is still starting
+        finally:
+            loader.stop_event.set()
+            loader.join(30)
+        worker.healthy()
         expected = loader.committed
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline and not set(expected) <= set(created_ids(kafka_bootstrap, topic)):
-            time.sleep(1)
-        proc.send_signal(signal.SIGTERM)
-        assert proc.wait(60) == 0
-    finally:
-        loader.stop_event.set()
-        if proc is not None and proc.poll() is None:
-            proc.kill()
-        log.close()
-        drop_database(PG_PORT, name)
+        until(lambda: set(expected) <= set(created_ids(kafka_bootstrap, worker.topic)), 120, 1)
+        worker.stop()
+        got = created_ids(kafka_bootstrap, worker.topic)
 
-    got = created_ids(kafka_bootstrap, topic)
     lost = set(expected) - set(got)
     duplicates = len(got) - len(set(got))
     print(f"{mode}: {KILLS} kills (seed {seed}), {len(expected)} rows, {len(got)} create events, {duplicates} twice")

@@ -153,11 +153,7 @@ async def test_restart_mid_stream(
             loader.stop_event.set()
             await asyncio.to_thread(loader.join, 30)
             committed = set(loader.committed)
-
-            async def delivered() -> bool:
-                return committed <= set(await ids_in(kafka_bootstrap, topic))
-
-            await wait_for(delivered, 120)
+            await wait_for(lambda: _holds(ids_in(kafka_bootstrap, topic), committed), 120)
             assert await task_running(client, name)
             await client.delete(f"/connectors/{name}")
     finally:
@@ -190,11 +186,7 @@ async def test_restart_mid_snapshot(
             with psycopg.connect(dsn, autocommit=True) as conn:
                 conn.execute("INSERT INTO public.captured SELECT g, 'after' FROM generate_series(1, 500) g")
             expected = set(range(-rows, 0)) | set(range(1, 501))
-
-            async def delivered() -> bool:
-                return expected <= set(await ids_in(kafka_bootstrap, topic))
-
-            await wait_for(delivered, 180)
+            await wait_for(lambda: _holds(ids_in(kafka_bootstrap, topic), expected), 180)
             assert await task_running(client, name)
             await client.delete(f"/connectors/{name}")
     finally:
@@ -210,6 +202,10 @@ async def test_restart_mid_snapshot(
 
 async def _at_least(ids: Any, n: int) -> bool:
     return len(await ids) >= n
+
+
+async def _holds(ids: Any, wanted: set[int]) -> bool:
+    return wanted <= set(await ids)
 
 
 def _drop(cluster: Cluster, name: str) -> None:

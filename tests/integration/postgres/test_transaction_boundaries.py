@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import random
-import signal
-import subprocess
 import threading
 import time
 from collections import Counter
@@ -21,10 +19,10 @@ from typing import Any
 import orjson
 import psycopg
 import pytest
+from confluent_kafka import Consumer, TopicPartition
 
 from connect_worker.kafka.reader import read_to_end
-from tests.integration.postgres.acceptance.pg_harness import create_database, drop_database
-from tests.integration.postgres.test_chaos import PG_PORT, start_load, wait_healthy, worker_files
+from tests.integration.postgres.test_chaos import StreamingWorker, until
 from tests.worker_support import exactly_once_worker
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(600)]
@@ -68,56 +66,38 @@ def half_transactions(seen: list[dict[str, Any]]) -> dict[int, tuple[int, int]]:
     return {t: (c, size[t]) for t, c in counts.items() if c != size[t]}
 
 
+DDL = "CREATE TABLE items (id int PRIMARY KEY, txn int NOT NULL, size int NOT NULL)"
+CONNECTOR_BOUNDARIES = {"exactly.once.support": "required", "transaction.boundary": "connector"}
+
+
 def test_a_read_committed_reader_sees_whole_database_transactions(
     kafka_bootstrap: str, unique_name: str, tmp_path: Path
 ) -> None:
     seed = random.randrange(1 << 30)
     rnd = random.Random(seed)
-    name = unique_name
-    dsn = create_database(PG_PORT, name)
-    with psycopg.connect(dsn, autocommit=True) as conn:
-        conn.execute("CREATE TABLE items (id int PRIMARY KEY, txn int NOT NULL, size int NOT NULL)")
-    connector_extra = {
-        "max.batch.size": "50",
-        "max.queue.size": "400",
-        "exactly.once.support": "required",
-        "transaction.boundary": "connector",
-    }
-    cmd, port, offsets = worker_files(tmp_path, kafka_bootstrap, name, exactly_once_worker(name), connector_extra)
-    topic = f"{name}.public.items"
-    log = (tmp_path / "worker.log").open("ab")
-    loader = Loader(dsn, seed)
+    extra = {"max.batch.size": "50", "max.queue.size": "400", **CONNECTOR_BOUNDARIES}
     reads: list[int] = []
-    proc: subprocess.Popen[bytes] | None = None
-    try:
-        proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
-        start_load(proc, port, dsn, name, loader, kafka_bootstrap, offsets)
-        for _ in range(KILLS):
-            until = time.monotonic() + rnd.uniform(1.0, 3.0)
-            while time.monotonic() < until:  # read_committed reads while the worker streams
-                seen = rows(kafka_bootstrap, topic)
-                assert not half_transactions(seen), f"a reader saw part of a transaction (seed {seed})"
-                reads.append(len(seen))
-            proc.send_signal(signal.SIGKILL)
-            proc.wait(10)
-            proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
-            wait_healthy(proc, port)
-        loader.stop_event.set()
-        loader.join(30)
+    eos = exactly_once_worker(unique_name)
+    with StreamingWorker(tmp_path, kafka_bootstrap, unique_name, DDL, eos, extra) as worker:
+        loader = Loader(worker.dsn, seed)
+        try:
+            worker.start_load(loader)
+            for _ in range(KILLS):
+                end = time.monotonic() + rnd.uniform(1.0, 3.0)
+                while time.monotonic() < end:  # read_committed reads while the worker streams
+                    seen = rows(kafka_bootstrap, worker.topic)
+                    assert not half_transactions(seen), f"a reader saw part of a transaction (seed {seed})"
+                    reads.append(len(seen))
+                worker.kill()
+                worker.start()
+        finally:
+            loader.stop_event.set()
+            loader.join(30)
         expected = sum(loader.sizes.values())
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline and len({r["id"] for r in rows(kafka_bootstrap, topic)}) < expected:
-            time.sleep(0.5)
-        proc.send_signal(signal.SIGTERM)
-        assert proc.wait(60) == 0
-    finally:
-        loader.stop_event.set()
-        if proc is not None and proc.poll() is None:
-            proc.kill()
-        log.close()
-        drop_database(PG_PORT, name)
+        until(lambda: len({r["id"] for r in rows(kafka_bootstrap, worker.topic)}) >= expected, 120, 0.5)
+        worker.stop()
+        final = rows(kafka_bootstrap, worker.topic)
 
-    final = rows(kafka_bootstrap, topic)
     ids = Counter(r["id"] for r in final)
     print(f"connector boundaries: {len(loader.sizes)} transactions, {expected} rows, {len(reads)} reads all whole")
     assert not half_transactions(final)
@@ -130,63 +110,43 @@ def test_a_stop_inside_a_database_transaction_shows_none_of_it(
 ) -> None:
     """SIGTERM while a 150,000-row database transaction streams: the stop aborts the Kafka transaction instead of
     committing part of it; the next worker sends it again, whole, and each row once."""
-    from confluent_kafka import Consumer, TopicPartition
+    rows_n = 150_000
+    extra = {"max.batch.size": "200", **CONNECTOR_BOUNDARIES}
+    eos = exactly_once_worker(unique_name)
+    with StreamingWorker(tmp_path, kafka_bootstrap, unique_name, DDL, eos, extra) as worker:
+        # read_uncommitted: librdkafka reports a read_committed consumer's end offset as the last stable offset
+        watermarks = Consumer(
+            {
+                "bootstrap.servers": kafka_bootstrap,
+                "group.id": f"w-{unique_name}",
+                "isolation.level": "read_uncommitted",
+            }
+        )
 
-    name, rows_n = unique_name, 150_000
-    dsn = create_database(PG_PORT, name)
-    with psycopg.connect(dsn, autocommit=True) as conn:
-        conn.execute("CREATE TABLE items (id int PRIMARY KEY, txn int NOT NULL, size int NOT NULL)")
-    connector_extra = {"max.batch.size": "200", "exactly.once.support": "required", "transaction.boundary": "connector"}
-    cmd, port, offsets = worker_files(tmp_path, kafka_bootstrap, name, exactly_once_worker(name), connector_extra)
-    topic = f"{name}.public.items"
-    # read_uncommitted: librdkafka reports a read_committed consumer's end offset as the last stable offset
-    watermarks = Consumer(
-        {"bootstrap.servers": kafka_bootstrap, "group.id": f"w-{name}", "isolation.level": "read_uncommitted"}
-    )
+        def written() -> int:  # records of every state in the topic: the end offset
+            try:
+                tp = TopicPartition(worker.topic, 0)
+                return int(watermarks.get_watermark_offsets(tp, timeout=5, cached=False)[1])
+            except Exception:  # noqa: BLE001 - the topic is not there yet
+                return 0
 
-    def written() -> int:  # records of every state in the topic: the end offset
-        try:
-            return int(watermarks.get_watermark_offsets(TopicPartition(topic, 0), timeout=5, cached=False)[1])
-        except Exception:  # noqa: BLE001 - the topic is not there yet
-            return 0
-
-    class One(threading.Thread):
-        def __init__(self) -> None:
-            super().__init__(daemon=True)
-            self.sizes = {1: 1}
-            self.stop_event = threading.Event()
-
-        def run(self) -> None:
-            with psycopg.connect(dsn, autocommit=True) as conn:
+        def first_transaction() -> None:
+            with psycopg.connect(worker.dsn, autocommit=True) as conn:
                 conn.execute("INSERT INTO items VALUES (0, 1, 1)")
 
-    log = (tmp_path / "worker.log").open("ab")
-    proc: subprocess.Popen[bytes] | None = None
-    try:
-        proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
-        start_load(proc, port, dsn, name, One(), kafka_bootstrap, offsets)  # a committed offset first
-        with psycopg.connect(dsn, autocommit=True) as conn:
-            conn.execute("INSERT INTO items SELECT g, 2, %s FROM generate_series(1, %s) g", (rows_n, rows_n))
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and written() < 2_000:
-            time.sleep(0.05)
-        proc.send_signal(signal.SIGTERM)
-        assert proc.wait(60) == 0
-        seen = rows(kafka_bootstrap, topic)
-        assert [r["txn"] for r in seen] == [1], "none of the transaction the stop cut"
-        proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
-        wait_healthy(proc, port)
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline and len(rows(kafka_bootstrap, topic)) < rows_n + 1:
-            time.sleep(1)
-        proc.send_signal(signal.SIGTERM)
-        assert proc.wait(60) == 0
-    finally:
-        watermarks.close()
-        if proc is not None and proc.poll() is None:
-            proc.kill()
-        log.close()
-        drop_database(PG_PORT, name)
-    final = rows(kafka_bootstrap, topic)
+        try:
+            worker.start_load(threading.Thread(target=first_transaction))  # a committed offset first
+            with psycopg.connect(worker.dsn, autocommit=True) as conn:
+                conn.execute("INSERT INTO items SELECT g, 2, %s FROM generate_series(1, %s) g", (rows_n, rows_n))
+            until(lambda: written() >= 2_000, 60, 0.05)
+            worker.stop()
+            seen = rows(kafka_bootstrap, worker.topic)
+            assert [r["txn"] for r in seen] == [1], "none of the transaction the stop cut"
+            worker.start()
+            until(lambda: len(rows(kafka_bootstrap, worker.topic)) >= rows_n + 1, 120, 1)
+            worker.stop()
+        finally:
+            watermarks.close()
+        final = rows(kafka_bootstrap, worker.topic)
     ids = Counter(r["id"] for r in final)
     assert len(ids) == rows_n + 1 and max(ids.values()) == 1 and not half_transactions(final)

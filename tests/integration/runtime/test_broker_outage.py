@@ -10,11 +10,9 @@ own (the devstack's scripts with another state folder and port, the same jars), 
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import os
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,10 +20,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from connect_worker.kafka.reader import read_to_end
-
-from .test_cli import free_port, wait_http, write_worker_props
-from .test_exactly_once import Writer
+from .test_cli import free_port
+from .test_exactly_once import Writer, committed_lines, file_source
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(600)]
 
@@ -65,10 +61,6 @@ def broker(tmp_path: Path) -> Iterator[Broker]:
         b.run("stop")
 
 
-def lines(bootstrap: str, topic: str) -> list[bytes]:
-    return [r.value or b"" for r in asyncio.run(read_to_end({"bootstrap.servers": bootstrap}, topic))]
-
-
 def task_state(port: int) -> dict[str, str]:
     tasks = httpx.get(f"http://127.0.0.1:{port}/connectors/fs/status", timeout=5).json()["tasks"]
     return dict(tasks[0]) if tasks else {}
@@ -77,27 +69,12 @@ def task_state(port: int) -> dict[str, str]:
 def start_worker(
     broker: Broker, tmp_path: Path, name: str, exactly_once: bool, connector_extra: str = ""
 ) -> tuple[subprocess.Popen[bytes], int, Path, str]:
-    port = free_port()
-    worker = tmp_path / "worker.properties"
-    write_worker_props(worker, broker.bootstrap, name, port)
-    props = worker.read_text().replace("offset.flush.interval.ms=600000", "offset.flush.interval.ms=300")
-    if exactly_once:
-        props += f"\nexactly.once.source.support=enabled\ngroup.id={name}\n"
-    worker.write_text(props)
-    source = tmp_path / "in.txt"
-    source.touch()
-    topic = f"{name}-lines"
-    connector = tmp_path / "fs.properties"
-    connector.write_text(
-        f"name=fs\nconnector.class=FileStreamSource\nfile={source}\ntopic={topic}\nbatch.size=40\n{connector_extra}"
+    fs = file_source(
+        tmp_path, broker.bootstrap, name, exactly_once=exactly_once, connector_extra=connector_extra, flush_ms=300
     )
-    log = (tmp_path / "worker.log").open("ab")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "connect_worker", str(worker), str(connector)], stdout=log, stderr=subprocess.STDOUT
-    )
-    log.close()
-    wait_http(f"http://127.0.0.1:{port}", proc)
-    return proc, port, source, topic
+    with (tmp_path / "worker.log").open("ab") as log:
+        proc = fs.start(log)
+    return proc, fs.port, fs.source, fs.topic
 
 
 @pytest.mark.parametrize("mode", ["at-least-once", "exactly-once"])
@@ -108,7 +85,7 @@ def test_a_broker_outage_is_waited_out(broker: Broker, tmp_path: Path, unique_na
     try:
         writer.start()
         deadline = time.monotonic() + 30
-        while time.monotonic() < deadline and len(lines(broker.bootstrap, topic)) < 2000:
+        while time.monotonic() < deadline and len(committed_lines(broker.bootstrap, topic)) < 2000:
             time.sleep(0.2)
         broker.run("stop")
         stopped = time.monotonic()
@@ -120,7 +97,7 @@ def test_a_broker_outage_is_waited_out(broker: Broker, tmp_path: Path, unique_na
         writer.join(60)
         expected = [f"line-{i}".encode() for i in range(total)]
         deadline = time.monotonic() + 120
-        while time.monotonic() < deadline and len(set(lines(broker.bootstrap, topic))) < total:
+        while time.monotonic() < deadline and len(set(committed_lines(broker.bootstrap, topic))) < total:
             time.sleep(0.5)
         final = task_state(port)
         proc.terminate()
@@ -128,7 +105,7 @@ def test_a_broker_outage_is_waited_out(broker: Broker, tmp_path: Path, unique_na
     finally:
         if proc.poll() is None:
             proc.kill()
-    got = lines(broker.bootstrap, topic)
+    got = committed_lines(broker.bootstrap, topic)
     print(f"{mode}: broker away {OUTAGE_S:.0f} s; {total} lines, {len(got)} delivered; task states seen {states}")
     assert states == {"RUNNING"} and final["state"] == "RUNNING", (states, final)
     assert set(got) == set(expected), f"{len(set(expected) - set(got))} lines lost"
@@ -151,7 +128,7 @@ def test_an_outage_past_the_delivery_timeout_fails_the_task_and_a_restart_resume
     try:
         source.write_text("".join(f"line-{i}\n" for i in range(1000)))
         deadline = time.monotonic() + 30
-        while time.monotonic() < deadline and len(lines(broker.bootstrap, topic)) < 1000:
+        while time.monotonic() < deadline and len(committed_lines(broker.bootstrap, topic)) < 1000:
             time.sleep(0.2)
         broker.run("stop")
         with source.open("a") as f:
@@ -168,7 +145,7 @@ def test_an_outage_past_the_delivery_timeout_fails_the_task_and_a_restart_resume
         assert restart.status_code == 204, restart.text
         expected = {f"line-{i}".encode() for i in range(3000)}
         deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and set(lines(broker.bootstrap, topic)) != expected:
+        while time.monotonic() < deadline and set(committed_lines(broker.bootstrap, topic)) != expected:
             time.sleep(0.5)
         assert task_state(port)["state"] == "RUNNING"
         proc.terminate()
@@ -178,7 +155,7 @@ def test_an_outage_past_the_delivery_timeout_fails_the_task_and_a_restart_resume
             proc.kill()
         with contextlib.suppress(Exception):
             broker.run("start")
-    got = lines(broker.bootstrap, topic)
+    got = committed_lines(broker.bootstrap, topic)
     assert set(got) == expected, f"{len(expected - set(got))} lines lost"
     if exactly_once:
         assert len(got) == len(expected), "read_committed: the aborted transaction's records are not seen"

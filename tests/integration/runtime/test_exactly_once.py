@@ -6,6 +6,8 @@ followed the last offsets flush). `CW_CHAOS_KILLS` sets the number of kills (`ma
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+import itertools
 import os
 import random
 import signal
@@ -13,8 +15,11 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
+import httpx
 import pytest
 from confluent_kafka import OFFSET_BEGINNING, Consumer, TopicPartition
 
@@ -71,145 +76,137 @@ class Writer(threading.Thread):
                 time.sleep(0.01)
 
 
+@dataclasses.dataclass(frozen=True)
+class FileSource:
+    """A worker.properties and a FileStreamSource connector `fs` appending `in.txt` to `<name>-lines`."""
+
+    cmd: list[str]
+    port: int
+    source: Path
+    topic: str
+
+    def start(self, log: Any = subprocess.DEVNULL) -> subprocess.Popen[bytes]:
+        """The worker process, once its REST API answers."""
+        proc = subprocess.Popen(self.cmd, stdout=log, stderr=subprocess.STDOUT)
+        wait_http(f"http://127.0.0.1:{self.port}", proc)
+        return proc
+
+
+def file_source(
+    tmp_path: Path,
+    bootstrap: str,
+    name: str,
+    *,
+    exactly_once: bool,
+    connector_extra: str = "",
+    flush_ms: int = 200,
+    worker_file: str = "worker.properties",
+) -> FileSource:
+    """The files of a FileSource (several workers on one connector: one `worker_file` each, the same topics)."""
+    port = free_port()
+    worker = tmp_path / worker_file
+    write_worker_props(worker, bootstrap, name, port)
+    props = worker.read_text().replace("offset.flush.interval.ms=600000", f"offset.flush.interval.ms={flush_ms}")
+    if exactly_once:
+        props += f"\nexactly.once.source.support=enabled\ngroup.id={name}\n"
+    worker.write_text(props)
+    source, topic = tmp_path / "in.txt", f"{name}-lines"
+    source.touch()
+    connector = tmp_path / "fs.properties"
+    connector.write_text(
+        f"name=fs\nconnector.class=FileStreamSource\nfile={source}\ntopic={topic}\nbatch.size=40\n{connector_extra}"
+    )
+    return FileSource([sys.executable, "-m", "connect_worker", str(worker), str(connector)], port, source, topic)
+
+
+def kill_while_writing(
+    fs: FileSource, bootstrap: str, total: int, kills: int, pause: Callable[[], float], log: Any = subprocess.DEVNULL
+) -> None:
+    """While a Writer appends `total` lines: start a worker, SIGKILL it after `pause()` s, `kills` times; then a last
+    worker until every line is in the topic (read_committed), stopped with SIGTERM."""
+    writer = Writer(fs.source, total)
+    writer.start()
+    proc: subprocess.Popen[bytes] | None = None
+    try:
+        for _ in range(kills):
+            proc = fs.start(log)
+            time.sleep(pause())
+            proc.send_signal(signal.SIGKILL)
+            proc.wait(10)
+        writer.join(120)
+        proc = fs.start(log)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and len(set(committed_lines(bootstrap, fs.topic))) < total:
+            time.sleep(0.5)
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(60) == 0
+    finally:
+        if proc is not None and proc.poll() is None:
+            proc.kill()
+
+
+def lines(n: int) -> list[bytes]:
+    return [f"line-{i}".encode() for i in range(n)]
+
+
 @pytest.mark.parametrize("mode", ["exactly-once", "at-least-once"])
 def test_kill_9_again_and_again(kafka_bootstrap: str, unique_name: str, tmp_path: Path, mode: str) -> None:
     seed = int(os.environ.get("CW_CHAOS_SEED", random.randrange(1 << 30)))
     rnd = random.Random(seed)
-    port = free_port()
-    worker = tmp_path / "worker.properties"
-    write_worker_props(worker, kafka_bootstrap, unique_name, port)
-    props = worker.read_text().replace("offset.flush.interval.ms=600000", "offset.flush.interval.ms=200")
-    if mode == "exactly-once":
-        props += f"\nexactly.once.source.support=enabled\ngroup.id={unique_name}\n"
-    worker.write_text(props)
-    source = tmp_path / "in.txt"
-    source.touch()
-    topic = f"{unique_name}-lines"
-    connector = tmp_path / "fs.properties"
     extra = "exactly.once.support=required\ntransaction.boundary=poll\n" if mode == "exactly-once" else ""
-    connector.write_text(
-        f"name=fs\nconnector.class=FileStreamSource\nfile={source}\ntopic={topic}\nbatch.size=40\n{extra}"
-    )
+    fs = file_source(tmp_path, kafka_bootstrap, unique_name, exactly_once=mode == "exactly-once", connector_extra=extra)
     total = int(RATE * (KILLS * 1.2 + 2))
-    expected = [f"line-{i}".encode() for i in range(total)]
-    cmd = [sys.executable, "-m", "connect_worker", str(worker), str(connector)]
-    log = (tmp_path / "worker.log").open("ab")
-    writer = Writer(source, total)
-    writer.start()
-    proc: subprocess.Popen[bytes] | None = None
-    try:
-        for _ in range(KILLS):
-            proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
-            wait_http(f"http://127.0.0.1:{port}", proc)
-            time.sleep(rnd.uniform(0.1, 1.5))  # a random moment: in a transaction, a commit, an offsets flush
-            proc.send_signal(signal.SIGKILL)
-            proc.wait(10)
-        writer.join(120)
-        proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
-        wait_http(f"http://127.0.0.1:{port}", proc)
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and len(set(committed_lines(kafka_bootstrap, topic))) < total:
-            time.sleep(0.5)
-        proc.send_signal(signal.SIGTERM)
-        assert proc.wait(60) == 0
-    finally:
-        if proc is not None and proc.poll() is None:
-            proc.kill()
-        log.close()
+    with (tmp_path / "worker.log").open("ab") as log:
+        # a random moment: in a transaction, a commit, an offsets flush
+        kill_while_writing(fs, kafka_bootstrap, total, KILLS, lambda: rnd.uniform(0.1, 1.5), log)
 
-    got = committed_lines(kafka_bootstrap, topic)
-    in_topic = uncommitted_count(kafka_bootstrap, topic)
+    got = committed_lines(kafka_bootstrap, fs.topic)
+    in_topic = uncommitted_count(kafka_bootstrap, fs.topic)
     print(f"{mode}: {KILLS} kills (seed {seed}), {total} lines, {len(got)} read_committed, {in_topic} in the topic")
-    assert set(got) == set(expected), f"lost: {len(set(expected) - set(got))} lines (seed {seed})"
+    assert set(got) == set(lines(total)), f"lost: {len(set(lines(total)) - set(got))} lines (seed {seed})"
     if mode == "exactly-once":
-        assert got == expected, f"a read_committed consumer must see each line once, in order (seed {seed})"
-        assert in_topic >= len(got)
+        assert got == lines(total), f"a read_committed consumer must see each line once, in order (seed {seed})"
     else:
-        # each run continues in order from the committed position: duplicates only, and never a gap
-        assert len(got) >= total
+        # each run continues in order from the committed position: a step forward is always the next line (no
+        # gap), a step back is a restart sending again what followed its last offsets flush
+        numbers = [int(line.split(b"-")[1]) for line in got]
+        assert numbers[0] == 0 and all(b == a + 1 or b <= a for a, b in itertools.pairwise(numbers)), seed
 
 
 def test_interval_boundaries_survive_kills_too(kafka_bootstrap: str, unique_name: str, tmp_path: Path) -> None:
     """transaction.boundary=interval: a transaction per 300 ms whatever the batches; kill -9 three times."""
-    port = free_port()
-    worker = tmp_path / "worker.properties"
-    write_worker_props(worker, kafka_bootstrap, unique_name, port)
-    worker.write_text(worker.read_text() + f"\nexactly.once.source.support=enabled\ngroup.id={unique_name}\n")
-    source, topic = tmp_path / "in.txt", f"{unique_name}-lines"
-    source.touch()
-    connector = tmp_path / "fs.properties"
-    connector.write_text(
-        f"name=fs\nconnector.class=FileStreamSource\nfile={source}\ntopic={topic}\nbatch.size=40\n"
-        "transaction.boundary=interval\ntransaction.boundary.interval.ms=300\n"
-    )
+    extra = "transaction.boundary=interval\ntransaction.boundary.interval.ms=300\n"
+    fs = file_source(tmp_path, kafka_bootstrap, unique_name, exactly_once=True, connector_extra=extra)
     total = RATE * 8
-    cmd = [sys.executable, "-m", "connect_worker", str(worker), str(connector)]
-    writer = Writer(source, total)
-    writer.start()
-    proc: subprocess.Popen[bytes] | None = None
-    try:
-        for _ in range(3):
-            proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            wait_http(f"http://127.0.0.1:{port}", proc)
-            time.sleep(1.2)
-            proc.send_signal(signal.SIGKILL)
-            proc.wait(10)
-        writer.join(60)
-        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        wait_http(f"http://127.0.0.1:{port}", proc)
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and len(committed_lines(kafka_bootstrap, topic)) < total:
-            time.sleep(0.5)
-        proc.send_signal(signal.SIGTERM)
-        assert proc.wait(60) == 0
-    finally:
-        if proc is not None and proc.poll() is None:
-            proc.kill()
-    assert committed_lines(kafka_bootstrap, topic) == [f"line-{i}".encode() for i in range(total)]
+    kill_while_writing(fs, kafka_bootstrap, total, 3, lambda: 1.2)
+    assert committed_lines(kafka_bootstrap, fs.topic) == lines(total)
 
 
 def test_a_second_worker_fences_the_first_ones_task(kafka_bootstrap: str, unique_name: str, tmp_path: Path) -> None:
     """A zombie: worker A still runs when worker B starts the same connector (same group.id, same internal topics).
     B's task registers the same transactional id, which fences A's producer: A's next commit fails and its task
     stops; B goes on from the committed offsets, and a read_committed reader sees every line once."""
-    ports = free_port(), free_port()
-    files = []
-    for name, port in zip("ab", ports, strict=True):
-        worker = tmp_path / f"worker-{name}.properties"
-        write_worker_props(worker, kafka_bootstrap, unique_name, port)
-        worker.write_text(worker.read_text() + f"\nexactly.once.source.support=enabled\ngroup.id={unique_name}\n")
-        files.append(worker)
-    source, topic = tmp_path / "in.txt", f"{unique_name}-lines"
-    source.touch()
-    connector = tmp_path / "fs.properties"
-    connector.write_text(f"name=fs\nconnector.class=FileStreamSource\nfile={source}\ntopic={topic}\nbatch.size=40\n")
+    a, b = (
+        file_source(tmp_path, kafka_bootstrap, unique_name, exactly_once=True, worker_file=f"worker-{w}.properties")
+        for w in "ab"
+    )
     total = RATE * 6
-    writer = Writer(source, total)
+    writer = Writer(a.source, total)
     procs: list[subprocess.Popen[bytes]] = []
     try:
-        for worker, port in zip(files, ports, strict=True):
-            procs.append(
-                subprocess.Popen(
-                    [sys.executable, "-m", "connect_worker", str(worker), str(connector)],
-                    stdout=subprocess.DEVNULL,
-                    stderr=subprocess.DEVNULL,
-                )
-            )
-            wait_http(f"http://127.0.0.1:{port}", procs[-1])
-            if len(procs) == 1:
-                writer.start()
-                time.sleep(1.5)
+        procs.append(a.start())
+        writer.start()
+        time.sleep(1.5)
+        procs.append(b.start())
         writer.join(60)
 
         def task_of(port: int) -> dict[str, str]:
-            import httpx
-
             return dict(httpx.get(f"http://127.0.0.1:{port}/connectors/fs/status", timeout=5).json()["tasks"][0])
 
         deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and len(committed_lines(kafka_bootstrap, topic)) < total:
+        while time.monotonic() < deadline and len(committed_lines(kafka_bootstrap, a.topic)) < total:
             time.sleep(0.5)
-        fenced, running = task_of(ports[0]), task_of(ports[1])
+        fenced, running = task_of(a.port), task_of(b.port)
         for proc in procs:
             proc.send_signal(signal.SIGTERM)
         for proc in procs:
@@ -220,7 +217,7 @@ def test_a_second_worker_fences_the_first_ones_task(kafka_bootstrap: str, unique
                 proc.kill()
     assert fenced["state"] == "FAILED" and "fenced" in fenced["trace"].lower(), fenced
     assert running["state"] == "RUNNING", running
-    assert committed_lines(kafka_bootstrap, topic) == [f"line-{i}".encode() for i in range(total)]
+    assert committed_lines(kafka_bootstrap, a.topic) == lines(total)
 
 
 @pytest.mark.parametrize("boundary", ["interval", "poll"])
@@ -228,36 +225,22 @@ def test_a_pause_commits_the_open_transaction(
     kafka_bootstrap: str, unique_name: str, tmp_path: Path, boundary: str
 ) -> None:
     """Paused, the task commits what its open transaction holds instead of leaving it to time out; resumed, it goes
-    on: every line once, and the lines sent before the pause readable while it lasts."""
-    import httpx
-
-    port = free_port()
-    worker = tmp_path / "worker.properties"
-    write_worker_props(worker, kafka_bootstrap, unique_name, port)
-    worker.write_text(worker.read_text() + f"\nexactly.once.source.support=enabled\ngroup.id={unique_name}\n")
-    source, topic = tmp_path / "in.txt", f"{unique_name}-lines"
-    source.write_text("".join(f"line-{i}\n" for i in range(500)))
-    connector = tmp_path / "fs.properties"
-    connector.write_text(
-        f"name=fs\nconnector.class=FileStreamSource\nfile={source}\ntopic={topic}\n"
-        # an interval longer than the test: only the pause can end the first transaction
-        f"transaction.boundary={boundary}\ntransaction.boundary.interval.ms=600000\n"
-    )
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "connect_worker", str(worker), str(connector)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    url = f"http://127.0.0.1:{port}/connectors/fs"
+    on: every line once, and the lines sent before the pause readable while it lasts (with poll boundaries each
+    batch has committed already: the pause and resume must change nothing)."""
+    # an interval longer than the test: only the pause can end the first transaction
+    extra = f"transaction.boundary={boundary}\ntransaction.boundary.interval.ms=600000\n"
+    fs = file_source(tmp_path, kafka_bootstrap, unique_name, exactly_once=True, connector_extra=extra)
+    fs.source.write_text("".join(f"line-{i}\n" for i in range(500)))
+    proc = fs.start()
+    url = f"http://127.0.0.1:{fs.port}/connectors/fs"
     try:
-        wait_http(f"http://127.0.0.1:{port}", proc)
         time.sleep(2)  # the 500 lines sent, in one open transaction with interval boundaries
         assert httpx.put(f"{url}/pause", timeout=10).status_code == 202
         deadline = time.monotonic() + 30
-        while time.monotonic() < deadline and len(committed_lines(kafka_bootstrap, topic)) < 500:
+        while time.monotonic() < deadline and len(committed_lines(kafka_bootstrap, fs.topic)) < 500:
             time.sleep(0.3)
-        assert len(committed_lines(kafka_bootstrap, topic)) == 500, "the pause committed the open transaction"
-        with source.open("a") as f:
+        assert len(committed_lines(kafka_bootstrap, fs.topic)) == 500, "the pause committed the open transaction"
+        with fs.source.open("a") as f:
             f.write("".join(f"line-{i}\n" for i in range(500, 800)))
         time.sleep(1)
         assert httpx.put(f"{url}/resume", timeout=10).status_code == 202
@@ -267,4 +250,4 @@ def test_a_pause_commits_the_open_transaction(
     finally:
         if proc.poll() is None:
             proc.kill()
-    assert committed_lines(kafka_bootstrap, topic) == [f"line-{i}".encode() for i in range(800)]
+    assert committed_lines(kafka_bootstrap, fs.topic) == lines(800)

@@ -20,6 +20,7 @@ import psycopg
 from confluent_kafka.admin import AdminClient
 
 from connect_worker.kafka.reader import TopicRecord, read_to_end
+from tests.worker_support import postgres_connector
 
 PG_PORT = os.environ.get("CW_PG_PORT", "5433")
 CONNECTOR_CLASS = "io.debezium.connector.postgresql.PostgresConnector"
@@ -74,18 +75,7 @@ def headers(record: TopicRecord) -> dict[str, bytes | None]:
 
 
 def connector_config(name: str, extra: Mapping[str, str]) -> dict[str, str]:
-    return {
-        "connector.class": CONNECTOR_CLASS,
-        "database.hostname": "127.0.0.1",
-        "database.port": PG_PORT,
-        "database.user": "postgres",
-        "database.dbname": name,
-        "topic.prefix": name,
-        "plugin.name": "pgoutput",
-        "slot.name": name,
-        "publication.name": name,
-        **extra,
-    }
+    return postgres_connector(name, PG_PORT, **extra)
 
 
 async def create_database(name: str, setup: Sequence[str]) -> None:

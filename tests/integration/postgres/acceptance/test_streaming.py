@@ -32,11 +32,10 @@ from connect_worker.kafka.reader import read_to_end
 from tests.worker_support import running_worker, worker_properties
 
 from .streaming_support import (
-    CONNECTOR_CLASS,
     CUSTOMERS_DDL,
-    PG_PORT,
     Capture,
     capture,
+    connector_config,
     create_database,
     drop_everything,
     headers,
@@ -682,19 +681,7 @@ def _standalone_files(
     worker_file = tmp_path / "worker.properties"
     worker_file.write_text("".join(f"{k}={v}\n" for k, v in props.items()))
     connector_file = tmp_path / "pg.properties"
-    connector = {
-        "name": name,
-        "connector.class": CONNECTOR_CLASS,
-        "database.hostname": "127.0.0.1",
-        "database.port": PG_PORT,
-        "database.user": "postgres",
-        "database.dbname": name,
-        "topic.prefix": name,
-        "plugin.name": "pgoutput",
-        "slot.name": name,
-        "publication.name": name,
-        **(extra or {}),
-    }
+    connector = {"name": name, **connector_config(name, extra or {})}
     connector_file.write_text("".join(f"{k}={v}\n" for k, v in connector.items()))
     cmd = [sys.executable, "-m", "connect_worker", str(worker_file), str(connector_file)]
     return cmd, port, props["offset.storage.topic"]
