@@ -52,6 +52,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--no-env", action="store_true", help="ignore CONNECT_* environment variables")
     p.add_argument(
+        "--distributed",
+        action="store_true",
+        help="join the Connect cluster group.id (as connect-distributed does) instead of running every connector",
+    )
+    p.add_argument(
         "--health-check",
         action="store_true",
         help="ask the worker's first REST listener for GET /health and exit 0 when healthy (container check)",
@@ -106,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
                 file=sys.stderr,
             )
             return 2
-        return asyncio.run(run(props, args.connectors))
+        return asyncio.run(run(props, args.connectors, distributed=args.distributed))
     except FileNotFoundError as e:
         print(f"connect-worker: {e.strerror}: {e.filename}", file=sys.stderr)
         return 2

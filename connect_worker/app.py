@@ -21,7 +21,9 @@ from starlette.middleware import Middleware
 
 from connect_worker.api import ConfigError, ConnectError
 from connect_worker.kafka.admin import TopicAdmin
+from connect_worker.kafka.group_client import GroupClient
 from connect_worker.kafka.producer import SOURCE_PRODUCER_DEFAULTS, AsyncProducer, librdkafka_config
+from connect_worker.runtime.distributed_herder import DistributedHerder
 from connect_worker.runtime.herder import TargetState
 from connect_worker.runtime.loggers import LoggerAdmin
 from connect_worker.runtime.logging_setup import install_redaction
@@ -32,6 +34,7 @@ from connect_worker.runtime.standalone_herder import StandaloneHerder
 from connect_worker.runtime.transformation_chain import TransformationChain
 from connect_worker.runtime.worker import Worker as RuntimeWorker
 from connect_worker.runtime.worker_config import WorkerConfig
+from connect_worker.runtime.worker_group import RebalanceListener, WorkerGroupMember
 from connect_worker.storage.configs import ConfigStore
 from connect_worker.storage.offsets import OffsetStore
 from connect_worker.storage.status import StatusStore
@@ -110,8 +113,13 @@ class WorkerProcess:
     herder: StandaloneHerder
     rest: RestServer
 
-    def __init__(self, config: WorkerConfig, registry: PluginRegistry | None = None) -> None:
+    def __init__(
+        self, config: WorkerConfig, registry: PluginRegistry | None = None, *, distributed: bool = False
+    ) -> None:
         self.config = config
+        self.distributed = distributed
+        if distributed:
+            _check_distributed(config)
         # key material and credentials first: a bad file stops the worker before any client is created
         self._security = _RestSecurity.from_config(config)
         base = _kafka_base(config)
@@ -185,19 +193,39 @@ class WorkerProcess:
             transformer=config.config_transformer,
             metrics=self.metrics,
         )
-        self.herder = StandaloneHerder(
-            config=config,
-            registry=registry,
-            admin=self.admin,
-            configs=self.configs,
-            statuses=self.statuses,
-            worker=worker,
-            loggers=LoggerAdmin(),
-            config_transformer=config.config_transformer,
-        )
+        parts: dict[str, Any] = {
+            "config": config,
+            "registry": registry,
+            "admin": self.admin,
+            "configs": self.configs,
+            "statuses": self.statuses,
+            "worker": worker,
+            "loggers": LoggerAdmin(),
+            "config_transformer": config.config_transformer,
+        }
+        if self.distributed:
+            herder = DistributedHerder(member_factory=self._group_member, **parts)
+            worker.produce_gate = herder.member.fresh
+            self.herder = herder
+        else:
+            self.herder = StandaloneHerder(**parts)
         self.metrics.add_collector(self.herder.metric_samples)
         self.rest = self._rest_server(config)
         self._assembled = True
+
+    def _group_member(self, listener: RebalanceListener) -> WorkerGroupMember:
+        config = self.config
+        client = GroupClient(config.bootstrap_servers, client_id=f"connect-{config.worker_id}")
+        return WorkerGroupMember(
+            client,
+            listener,
+            group_id=config["group.id"],
+            url=config.advertised_listener.url,
+            session_timeout_ms=config["session.timeout.ms"],
+            heartbeat_interval_ms=config["heartbeat.interval.ms"],
+            rebalance_timeout_ms=config["rebalance.timeout.ms"],
+            max_delay_ms=config["scheduled.rebalance.max.delay.ms"],
+        )
 
     def _rest_server(self, config: WorkerConfig) -> RestServer:
         """REST listeners (and `admin.listeners`), with TLS for https ones and basic auth when configured."""
@@ -259,6 +287,16 @@ class WorkerProcess:
             self._uninstall_redaction = None
 
 
+def _check_distributed(config: WorkerConfig) -> None:
+    """What distributed mode cannot do yet is refused at start, not ignored."""
+    security = str(config.raw.get("security.protocol", "PLAINTEXT")).upper()
+    if security != "PLAINTEXT":
+        raise ConfigError(
+            f"security.protocol={security}: distributed mode joins its group over PLAINTEXT only for now",
+            name="security.protocol",
+        )
+
+
 def tune_gc() -> None:
     """Keep the cyclic garbage collector off the per-event path of a started worker process.
 
@@ -279,10 +317,13 @@ async def run(
     connector_files: Sequence[str],
     *,
     config: WorkerConfig | None = None,
+    distributed: bool = False,
 ) -> int:
     config = config if config is not None else WorkerConfig.from_properties(worker_properties)
+    if distributed and connector_files:
+        raise ConfigError("A distributed worker takes no connector files: create connectors through its REST API")
     connectors = [load_connector_file(p) for p in connector_files]
-    worker = WorkerProcess(config)
+    worker = WorkerProcess(config, distributed=distributed)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):

@@ -21,8 +21,10 @@ from starlette.responses import Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from connect_worker.runtime.herder import NotLeaderError
 from rest.dto import parse_json
 from rest.errors import RestError, jaxrs_error, response_for, route_not_found
+from rest.forwarding import forward
 
 Handler = Callable[[Request], Coroutine[Any, Any, Response]]
 
@@ -148,6 +150,11 @@ def jaxrs_endpoint(handler: Handler, *, consumes: bool, timeout: float | None) -
             if not accepts_json(request):
                 raise jaxrs_error(406)
             return await _within(handler(request), timeout)
+        except NotLeaderError as error:
+            try:
+                return await forward(request, error)
+            except Exception as e:  # noqa: BLE001
+                return response_for(e)
         except Exception as error:  # noqa: BLE001 - the one place every error becomes an HTTP answer
             return response_for(error)
 

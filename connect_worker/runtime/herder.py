@@ -17,6 +17,16 @@ from typing import Any
 from connect_worker.storage.configs import TargetState as TargetState  # part of the Herder interface
 
 
+class NotLeaderError(Exception):
+    """A request only the cluster's leader (or the worker running a task) can answer, made to another worker
+    (Connect's RequestTargetException): the REST layer forwards it to `forward_url`, or answers 409 when no
+    worker to forward to is known (a rebalance is under way)."""
+
+    def __init__(self, message: str, forward_url: str | None) -> None:
+        super().__init__(message)
+        self.forward_url = forward_url
+
+
 class State(enum.Enum):
     UNASSIGNED = "UNASSIGNED"
     RUNNING = "RUNNING"
@@ -298,6 +308,13 @@ class Herder(abc.ABC):
 
     @abc.abstractmethod
     async def task_configs(self, name: str) -> list[TaskInfo]: ...
+
+    async def put_task_configs(self, name: str, configs: list[dict[str, str]]) -> None:
+        """The internal `POST /connectors/{c}/tasks`: a worker running the connector hands its task configs to the
+        leader, which writes them (distributed mode only)."""
+        raise NotImplementedError(
+            "Kafka Connect in standalone mode does not support externally setting task configurations."
+        )
 
     @abc.abstractmethod
     async def task_status(self, name: str, task: int) -> TaskState: ...

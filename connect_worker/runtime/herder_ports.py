@@ -34,12 +34,22 @@ class WorkerControl(Protocol):
     async def stop_connector(self, name: str) -> None:
         """Stop the connector's tasks, then the connector."""
 
+    async def stop_connector_instance(self, name: str) -> None:
+        """Stop the connector instance, leaving its tasks running."""
+
     def tasks(self, name: str) -> Mapping[int, object]:
         """The connector's tasks that run, by task number."""
 
     async def start_task(
-        self, task_id: ConnectorTaskId, props: Mapping[str, str], listener: TaskStatusListener, *, paused: bool
-    ) -> None: ...
+        self,
+        task_id: ConnectorTaskId,
+        props: Mapping[str, str],
+        listener: TaskStatusListener,
+        *,
+        paused: bool,
+        connector_config: Mapping[str, str | None] | None = None,
+    ) -> None:
+        """`connector_config`: for a task whose connector instance runs on another worker (distributed)."""
 
     async def stop_task(self, task_id: ConnectorTaskId) -> None: ...
 

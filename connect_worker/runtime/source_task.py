@@ -128,8 +128,10 @@ class WorkerSourceTask:
         topics: TopicEnsurer,
         settings: TaskSettings,
         metrics: MetricsGroup | None = None,
+        gate: Callable[[], bool] | None = None,
     ) -> None:
         self.id = task_id
+        self._gate = gate  # distributed mode: records are produced only while this says yes
         self.task = task
         self.props = dict(props)
         self._key_converter = key_converter
@@ -263,6 +265,20 @@ class WorkerSourceTask:
         self._stopping.set()
         self._running.set()
 
+    async def _gate_opened(self) -> bool:
+        """Wait while this worker's membership of its cluster is unconfirmed (a stopped process resumed after its
+        session timed out: its tasks may be running elsewhere by now); False when the task is stopped meanwhile."""
+        log.warning("task %s holds its records until this worker's membership is confirmed", self.id)
+        gate = self._gate
+        assert gate is not None
+        while not gate():
+            if self._stopping.is_set():
+                return False
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._stopping.wait(), 0.1)
+        log.info("task %s: membership confirmed; producing again", self.id)
+        return True
+
     async def _poll_loop(self) -> None:
         producer = self._producer
         while not self._stopping.is_set():
@@ -284,6 +300,8 @@ class WorkerSourceTask:
             if not batch:
                 await self._poll_was_empty()
                 continue
+            if self._gate is not None and not self._gate() and not await self._gate_opened():
+                break  # stopped while the membership was unconfirmed: the batch's offsets are never committed
             metrics = self._metrics
             metrics.polled.inc(len(batch))
             metrics.batches.inc()

@@ -15,6 +15,7 @@ from typing import Any, Protocol
 
 from connect_worker.api import (
     ConfigError,
+    ConnectError,
     Converter,
     HeaderConverter,
     PluginType,
@@ -113,6 +114,8 @@ class Worker:
         self._transformer = transformer
         self._metrics = metrics
         self._running: dict[str, _Running] = {}
+        #: distributed mode: whether this worker's membership is confirmed (its tasks produce only while it is)
+        self.produce_gate: Callable[[], bool] | None = None
         self._topic_stores: dict[str, OffsetStore] = {}  # connectors' own offsets topics, by name
 
     # -- config providers ----------------------------------------------------------------------------------
@@ -224,14 +227,32 @@ class Worker:
         return running.tasks if running is not None else {}
 
     async def start_task(
-        self, task_id: ConnectorTaskId, props: Mapping[str, str], listener: TaskStatusListener, *, paused: bool
+        self,
+        task_id: ConnectorTaskId,
+        props: Mapping[str, str],
+        listener: TaskStatusListener,
+        *,
+        paused: bool,
+        connector_config: Mapping[str, str | None] | None = None,
     ) -> None:
         """Build the task with its converters, transformations and producer from the connector's resolved
-        config, and start it. Raises what building it raised."""
-        running = self._running[task_id.connector]
-        assert running.instance is not None
+        config, and start it. Raises what building it raised. `connector_config`: the connector's config, for a
+        task whose connector runs on another worker (distributed mode)."""
+        running = self._running.get(task_id.connector)
+        if (running is None or running.instance is None) and connector_config is not None:
+            resolved = self.resolve(connector_config)
+            tasks = running.tasks if running is not None else {}
+            running = _Running(None, present(connector_config), resolved, tasks, await self.offsets_for(resolved))
+            self._running[task_id.connector] = running
+        if running is None:
+            raise ConnectError(f"Connector {task_id.connector} does not run in this worker")
         config = running.resolved
-        task: SourceTask = running.instance.task_class()()
+        task_class = (
+            running.instance.task_class()
+            if running.instance is not None
+            else self._registry.connector_class(config.get("connector.class") or "")().task_class()
+        )
+        task: SourceTask = task_class()
         key_conv = self._converter(config, "key")
         value_conv = self._converter(config, "value")
         header_conv = self._converter(config, "header")
@@ -282,6 +303,7 @@ class Worker:
             topics=TopicCreator(self._admin, groups),
             settings=settings,
             metrics=self._metrics.task_group(task_id.connector, task_id.task) if self._metrics is not None else None,
+            gate=self.produce_gate,
             **extra,
         )
         running.tasks[task_id.task] = worker_task
@@ -308,6 +330,9 @@ class Worker:
         task = self.tasks(task_id.connector).pop(task_id.task, None)
         if task is not None:
             await task.stop()
+        running = self._running.get(task_id.connector)
+        if running is not None and running.instance is None and not running.tasks:
+            del self._running[task_id.connector]
 
     async def stop_tasks(self, name: str) -> None:
         tasks = self.tasks(name)

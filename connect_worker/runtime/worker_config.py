@@ -208,6 +208,45 @@ WORKER_CONFIG_DEF = (
         documentation="Names of config providers resolving ${name:path:key} placeholders in worker and connector "
         "configs; each needs config.providers.<name>.class (and optional config.providers.<name>.param.*).",
     )
+    # distributed mode (`--distributed`): the group's timings, as Connect's DistributedConfig names them
+    .define(
+        "session.timeout.ms",
+        ConfigType.INT,
+        10000,
+        validator=at_least(1),
+        documentation="Distributed: a worker that sends no heartbeat for this long leaves the group; its work "
+        "moves to the others.",
+    )
+    .define(
+        "heartbeat.interval.ms",
+        ConfigType.INT,
+        3000,
+        validator=at_least(1),
+        documentation="Distributed: how often a worker heartbeats to the group coordinator.",
+    )
+    .define(
+        "rebalance.timeout.ms",
+        ConfigType.INT,
+        60000,
+        validator=at_least(1),
+        documentation="Distributed: how long members have to join a rebalance.",
+    )
+    .define(
+        "scheduled.rebalance.max.delay.ms",
+        ConfigType.INT,
+        300000,
+        validator=at_least(0),
+        documentation="Distributed: how long the work of a departed worker waits for it to come back before it is "
+        "given to the others.",
+    )
+    .define(
+        "connect.protocol",
+        ConfigType.STRING,
+        "compatible",
+        validator=one_of("compatible"),
+        documentation="Distributed: the group protocol. Only 'compatible' (incremental cooperative, KIP-415) is "
+        "spoken: 'sessioned' (KIP-507 signed inter-worker requests) and 'eager' are not supported yet.",
+    )
     .define(
         "connector.client.config.override.policy",
         ConfigType.STRING,

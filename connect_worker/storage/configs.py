@@ -14,13 +14,14 @@ import asyncio
 import dataclasses
 import enum
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from connect_worker.api import ConfigError
 from connect_worker.kafka.admin import TopicAdmin
 from connect_worker.kafka.producer import AsyncProducer
-from connect_worker.kafka.reader import read_to_end
+from connect_worker.kafka.reader import TopicRecord, read_to_end
+from connect_worker.kafka.tail import TopicTail
 from connect_worker.storage import internal_json
 from connect_worker.storage.offsets import ensure_compacted_topic
 
@@ -109,6 +110,9 @@ class ConfigStore:
         self._consumer_config = dict(consumer_config)
         self._rf = replication_factor
         self.snapshot = ConfigSnapshot()
+        self.offset = 0  # the next offset of the topic to read: how far the snapshot goes (Connect's offset)
+        self._tail: TopicTail | None = None
+        self._on_change: Callable[[str, Any], None] | None = None
 
     async def start(self) -> ConfigSnapshot:
         await ensure_compacted_topic(
@@ -127,7 +131,13 @@ class ConfigStore:
                 f"{count} partitions.",
                 name="config.storage.topic",
             )
-        for r in await read_to_end(self._consumer_config, self.topic):
+        self._read(await read_to_end(self._consumer_config, self.topic))
+        log.info("read config topic %s: %d connectors", self.topic, len(self.snapshot.connectors))
+        return self.snapshot
+
+    def _read(self, records: Sequence[TopicRecord]) -> None:
+        for r in records:
+            self.offset = max(self.offset, r.offset + 1)
             if r.key is None:
                 continue
             try:
@@ -135,9 +145,29 @@ class ConfigStore:
             except ValueError:
                 log.warning("config topic: unparsable value for %r; ignored", r.key)
                 continue
-            self.snapshot.apply(r.key.decode("utf-8", "replace"), value)
-        log.info("read config topic %s: %d connectors", self.topic, len(self.snapshot.connectors))
-        return self.snapshot
+            key = r.key.decode("utf-8", "replace")
+            self.snapshot.apply(key, value)
+            if self._on_change is not None:
+                self._on_change(key, value)
+
+    async def follow(self, on_change: Callable[[str, Any], None]) -> None:
+        """Keep reading the topic after start(): each record is applied, then `on_change(key, value)` is called
+        (distributed mode, where other workers write the topic too)."""
+        self._on_change = on_change
+        self._tail = TopicTail(self._consumer_config, self.topic, self._read, start={0: self.offset})
+        await self._tail.start()
+
+    async def read_to_end(self) -> None:
+        """Wait until every record in the topic now has been applied (when followed)."""
+        if self._tail is not None:
+            await self._tail.read_to_end()
+
+    async def stop(self) -> None:
+        if self._tail is not None:
+            await self._tail.stop()
+
+    async def put_restart_request(self, name: str, *, include_tasks: bool, only_failed: bool) -> None:
+        await self._write([(f"restart-connector-{name}", {"include-tasks": include_tasks, "only-failed": only_failed})])
 
     async def _write(self, records: Sequence[tuple[str, Any]]) -> None:
         futures: list[asyncio.Future[None]] = []

@@ -12,12 +12,13 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from connect_worker.kafka.admin import TopicAdmin
 from connect_worker.kafka.producer import AsyncProducer
-from connect_worker.kafka.reader import read_to_end
+from connect_worker.kafka.reader import TopicRecord, read_to_end
+from connect_worker.kafka.tail import TopicTail
 from connect_worker.storage import internal_json
 from connect_worker.storage.offsets import ensure_compacted_topic
 
@@ -44,6 +45,12 @@ class StatusStore:
         # topic statuses: connector -> topic names (for GET /connectors/{c}/topics)
         self.topics: dict[str, set[str]] = {}
         self._pending: set[asyncio.Future[None]] = set()
+        # every worker's connector and task statuses as the topic has them (read in distributed mode)
+        self.connector_states: dict[str, dict[str, Any]] = {}
+        self.task_states: dict[tuple[str, int], dict[str, Any]] = {}
+        self.generation = 0  # the group generation this worker's statuses are written in (distributed mode)
+        self._next: dict[int, int] = {}
+        self._tail: TopicTail | None = None
 
     async def start(self) -> None:
         await ensure_compacted_topic(
@@ -53,17 +60,48 @@ class StatusStore:
             replication_factor=self._rf,
             purpose="status.storage.topic",
         )
-        for r in await read_to_end(self._consumer_config, self.topic):
+        self._read(await read_to_end(self._consumer_config, self.topic))
+
+    def _read(self, records: Sequence[TopicRecord]) -> None:
+        for r in records:
+            self._next[r.partition] = max(self._next.get(r.partition, 0), r.offset + 1)
             if r.key is None:
                 continue
             key = r.key.decode("utf-8", "replace")
-            if not key.startswith("status-topic-"):
-                continue
-            topic, _, conn = key[len("status-topic-") :].rpartition(":connector-")
-            if r.value is None:
-                self.topics.get(conn, set()).discard(topic)
-            else:
-                self.topics.setdefault(conn, set()).add(topic)
+            if key.startswith("status-topic-"):
+                topic, _, conn = key[len("status-topic-") :].rpartition(":connector-")
+                if r.value is None:
+                    self.topics.get(conn, set()).discard(topic)
+                else:
+                    self.topics.setdefault(conn, set()).add(topic)
+            elif key.startswith("status-connector-"):
+                self._keep(self.connector_states, key[len("status-connector-") :], r.value)
+            elif key.startswith("status-task-"):
+                name, _, num = key[len("status-task-") :].rpartition("-")
+                if name and num.isdigit():
+                    self._keep(self.task_states, (name, int(num)), r.value)
+
+    @staticmethod
+    def _keep(states: dict[Any, dict[str, Any]], key: Any, raw: bytes | None) -> None:
+        if raw is None:
+            states.pop(key, None)
+            return
+        try:
+            value = internal_json.loads(raw)
+        except ValueError:
+            log.warning("status topic: unparsable status for %r; ignored", key)
+            return
+        if isinstance(value, dict):
+            states[key] = value
+
+    async def follow(self) -> None:
+        """Keep reading the topic after start() (distributed mode: every worker's statuses)."""
+        self._tail = TopicTail(self._consumer_config, self.topic, self._read, start=self._next)
+        await self._tail.start()
+
+    async def stop(self) -> None:
+        if self._tail is not None:
+            await self._tail.stop()
 
     def _send(self, key: str, value: Any) -> None:
         payload = None if value is None else internal_json.dumps(value)
@@ -78,9 +116,14 @@ class StatusStore:
         except Exception as e:  # noqa: BLE001 - statuses are advisory; log and go on
             log.warning("could not write status %s: %s", key, e)
 
-    @staticmethod
-    def _value(state: str, trace: str | None, worker_id: str, version: str | None) -> dict[str, Any]:
-        return {"state": state, "trace": trace, "worker_id": worker_id, "generation": 0, "version": version}
+    def _value(self, state: str, trace: str | None, worker_id: str, version: str | None) -> dict[str, Any]:
+        return {
+            "state": state,
+            "trace": trace,
+            "worker_id": worker_id,
+            "generation": self.generation,
+            "version": version,
+        }
 
     def put_connector(self, name: str, state: str, worker_id: str, *, trace: str | None, version: str | None) -> None:
         self._send(f"status-connector-{name}", self._value(state, trace, worker_id, version))

@@ -1,6 +1,6 @@
 """`/connectors…`: Connect's ConnectorsResource, translated to Herder calls.
 
-`?forward=` (distributed request forwarding) is accepted and ignored on every endpoint.
+`?forward=` is distributed request forwarding (rest/forwarding.py); a standalone worker never forwards.
 """
 
 from __future__ import annotations
@@ -52,6 +52,7 @@ class ConnectorsResource:
         table.add(c + "/resume", self.resume_connector, ["PUT"])
         table.add(c + "/stop", self.stop_connector, ["PUT"])
         table.add(c + "/tasks", self.get_tasks, ["GET"])
+        table.add(c + "/tasks", self.put_tasks, ["POST"])  # internal: a worker hands task configs to the leader
         table.add(c + "/tasks/{task}/status", self.get_task_status, ["GET"])
         table.add(c + "/tasks/{task}/restart", self.restart_task, ["POST"])
         table.add(c + "/topics", self.get_topics, ["GET"])
@@ -161,6 +162,14 @@ class ConnectorsResource:
     async def get_tasks(self, request: Request) -> Response:
         tasks = await self.herder.task_configs(path_param(request, "connector"))
         return json_response([t.to_json() for t in tasks])
+
+    async def put_tasks(self, request: Request) -> Response:
+        body = await read_json(request)
+        if not isinstance(body, list) or not all(isinstance(x, dict) for x in body):
+            raise RestError(400, "Task configs must be a JSON array of objects")
+        configs = [{str(k): str(v) for k, v in x.items()} for x in body]
+        await self.herder.put_task_configs(path_param(request, "connector"), configs)
+        return empty_response(204)
 
     async def get_task_status(self, request: Request) -> Response:
         name, task = path_param(request, "connector"), task_param(request)

@@ -282,6 +282,9 @@ class FakeWorker:
         await self.stop_tasks(name)
         await self._stop_instance(name)
 
+    async def stop_connector_instance(self, name: str) -> None:
+        await self._stop_instance(name)
+
     async def alter_offsets(self, config: Mapping[str, str | None], offsets: Mapping[Any, Any]) -> bool:
         self.altered.append((present(config), dict(offsets)))
         cls = self._registry.connector_class(config.get("connector.class") or "")
@@ -292,7 +295,13 @@ class FakeWorker:
         return self.running_tasks.get(name, {})
 
     async def start_task(
-        self, task_id: ConnectorTaskId, props: Mapping[str, str], listener: TaskStatusListener, *, paused: bool
+        self,
+        task_id: ConnectorTaskId,
+        props: Mapping[str, str],
+        listener: TaskStatusListener,
+        *,
+        paused: bool,
+        connector_config: Mapping[str, str | None] | None = None,
     ) -> None:
         if task_id in self.task_errors:
             raise self.task_errors.pop(task_id)

@@ -1,0 +1,431 @@
+"""The distributed herder (Connect's DistributedHerder): one worker of a cluster whose members share the config,
+offsets and status topics and meet in Kafka's group coordinator (runtime/worker_group.py).
+
+What each worker does:
+  - follows the config topic (every worker writes it through the leader) and the status topic (every worker's
+    statuses), and answers REST reads from them;
+  - runs the connectors and tasks the leader assigned it, and reacts to config records for them: a changed
+    connector config restarts the connector, new task configs restart its tasks, target states pause, resume and
+    stop them, restart requests restart them;
+  - sends writes (create, reconfigure, pause/resume/stop, delete, restart, offsets) to the leader (NotLeaderError:
+    the REST layer forwards), which writes the config topic; a worker running a connector hands the task configs it
+    generates to the leader (`POST /connectors/{c}/tasks`).
+Only the leader writes the config topic, so its records stay in one order.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import urllib.request
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+from urllib.parse import quote
+
+from connect_worker.api import AlreadyExistsError, BadRequestError, ConnectError, NotFoundError
+from connect_worker.runtime.assignor import Configured, configured_from
+from connect_worker.runtime.connect_protocol import Assignment
+from connect_worker.runtime.connector_status import ConnectorRecord
+from connect_worker.runtime.herder import (
+    ConnectorInfo,
+    ConnectorState,
+    ConnectorStateInfo,
+    ConnectorTaskId,
+    NotLeaderError,
+    State,
+    TargetState,
+    TaskState,
+)
+from connect_worker.runtime.offsets_request import not_stopped_error
+from connect_worker.runtime.restart_plan import RestartRequest, restart_plan
+from connect_worker.runtime.standalone_herder import StandaloneHerder
+from connect_worker.runtime.validation import invalid_config_message
+from connect_worker.runtime.worker_group import RebalanceListener, WorkerGroupMember
+from connect_worker.storage.configs import ConfigStore
+from connect_worker.storage.status import StatusStore
+
+log = logging.getLogger(__name__)
+
+_TASK_CONFIG_RETRIES = 6
+
+
+def _post_task_configs(url: str, configs: Sequence[Mapping[str, str]], headers: Mapping[str, str]) -> None:
+    body = json.dumps(list(configs)).encode()
+    req = urllib.request.Request(url, data=body, method="POST", headers={"Content-Type": "application/json", **headers})
+    with urllib.request.urlopen(req, timeout=30) as response:
+        response.read()
+
+
+class DistributedHerder(StandaloneHerder, RebalanceListener):
+    def __init__(
+        self,
+        *,
+        member_factory: Callable[[RebalanceListener], WorkerGroupMember],
+        internal_headers: Mapping[str, str] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(**kwargs)
+        self.member = member_factory(self)
+        self._internal_headers = dict(internal_headers or {})
+        self._member_task: asyncio.Task[None] | None = None
+        self._assigned_connectors: set[str] = set()
+        self._assigned_tasks: dict[ConnectorTaskId, dict[str, str]] = {}  # the task configs they run with
+        self._known: set[str] = set()  # connectors the config topic names (to tell an addition from a change)
+        self.task_starts: dict[ConnectorTaskId, int] = {}  # how many times each task was started here
+        self.failure: BaseException | None = None
+
+    @property
+    def _store(self) -> ConfigStore:
+        assert isinstance(self._configs, ConfigStore)
+        return self._configs
+
+    @property
+    def _status_store(self) -> StatusStore:
+        assert isinstance(self._statuses, StatusStore)
+        return self._statuses
+
+    # -- lifecycle --------------------------------------------------------------------------------------
+    async def start(self) -> None:
+        self._cluster_id = await self._admin.cluster_id()
+        self._known = set(self._store.snapshot.connectors)
+        await self._store.follow(self._config_changed)
+        await self._status_store.follow()
+        self._member_task = asyncio.get_running_loop().create_task(self._membership(), name="group-membership")
+
+    async def _membership(self) -> None:
+        try:
+            await self.member.run()
+        except asyncio.CancelledError:
+            raise
+        except BaseException as e:  # noqa: BLE001 - kept for health and the log
+            self.failure = e
+            log.error("this worker left its cluster: %s", e)
+
+    def health(self) -> tuple[str, str]:
+        if self.failure is not None:
+            return "unhealthy", f"Worker is not a member of its cluster: {self.failure}"
+        return super().health()
+
+    async def stop(self) -> None:
+        if self._member_task is not None:
+            self._member_task.cancel()
+            await asyncio.gather(self._member_task, return_exceptions=True)
+        await self.background.cancel_all()
+        async with self._lock:
+            await asyncio.gather(*(self._worker.stop_connector(name) for name in list(self._connectors)))
+        await self.member.stop()  # others take the work once it has stopped here
+        await self._store.stop()
+        await self._status_store.stop()
+        await self._statuses.drain()
+
+    # -- the membership's view ----------------------------------------------------------------------------
+    def config_offset(self) -> int:
+        return self._store.offset
+
+    async def fresh_config(self) -> tuple[int, Configured]:
+        await self._store.read_to_end()
+        snap = self._store.snapshot
+        return self._store.offset, configured_from(snap.connectors, {c: len(t) for c, t in snap.tasks.items()})
+
+    async def on_revoked(self, connectors: Sequence[str], tasks: Sequence[ConnectorTaskId]) -> None:
+        async with self._lock:
+            await asyncio.gather(*(self._stop_task(t) for t in tasks))
+            for name in connectors:
+                self._assigned_connectors.discard(name)
+                await self._worker.stop_connector_instance(name)
+                if name not in self._store.snapshot.connectors:  # deleted: its statuses go
+                    self._statuses.remove_connector(name, self.worker_id)
+            self._forget_idle()
+
+    async def _stop_task(self, task: ConnectorTaskId) -> None:
+        self._assigned_tasks.pop(task, None)
+        await self._worker.stop_task(task)
+        c = self._connectors.get(task.connector)
+        if c is not None:
+            c.task_states.pop(task.task, None)
+        if task.connector not in self._store.snapshot.connectors:
+            self._statuses.remove_task(task.connector, task.task, self.worker_id)
+
+    def _forget_idle(self) -> None:
+        """Drop the records of connectors nothing of which runs here any more."""
+        busy = self._assigned_connectors | {t.connector for t in self._assigned_tasks}
+        for name in [n for n in self._connectors if n not in busy]:
+            del self._connectors[name]
+
+    def on_assigned(self, assignment: Assignment, generation: int) -> None:
+        self._status_store.generation = generation
+        self.background.start(self._reconcile(assignment), name=f"assignment {generation}")
+
+    async def _reconcile(self, assignment: Assignment) -> None:
+        """Start what the assignment gives this worker and does not run here yet."""
+        async with self._lock:
+            snap = self._store.snapshot
+            missing = [t for t in assignment.tasks if t not in self._assigned_tasks]
+            if any(t.task >= len(snap.tasks.get(t.connector, [])) for t in missing):
+                await self._store.read_to_end()
+            for name in assignment.connectors:
+                if name not in self._assigned_connectors and name in snap.connectors:
+                    self._assigned_connectors.add(name)
+                    self._record(name)
+                    await self._start_connector(name)
+            for t in missing:
+                await self._start_assigned_task(t)
+            self._started = True
+
+    def _record(self, name: str) -> ConnectorRecord:
+        """The local record of a connector something of which runs here, its config as the topic has it now."""
+        cfg = dict(self._store.snapshot.connectors.get(name, {}))
+        c = self._connectors.get(name)
+        if c is None:
+            c = self._connectors[name] = ConnectorRecord(name, cfg)
+        else:
+            c.config = cfg
+        return c
+
+    async def _start_assigned_task(self, t: ConnectorTaskId) -> None:
+        props_list = self._store.snapshot.tasks.get(t.connector, [])
+        if t.task >= len(props_list):
+            log.warning("task %s assigned, but the config topic has no config for it; not started", t)
+            return
+        props = props_list[t.task]
+        c = self._record(t.connector)
+        self._assigned_tasks[t] = props
+        self.task_starts[t] = self.task_starts.get(t, 0) + 1
+        c.task_states[t.task] = (State.UNASSIGNED, None)
+        try:
+            await self._worker.start_task(
+                t, props, self, paused=self._target(t.connector) is TargetState.PAUSED, connector_config=c.config
+            )
+        except Exception as e:  # noqa: BLE001
+            log.error("task %s could not be created: %s", t, self._redact(str(e)))
+            self._set_task_state(t, State.FAILED, self._trace(e))
+
+    # -- the connector's tasks: generated where the connector runs, written by the leader -----------------
+    async def _generate_and_start_tasks(self, c: ConnectorRecord) -> None:
+        try:
+            full = self._worker.task_configs(c.name)
+        except Exception as e:  # noqa: BLE001
+            self._set_connector_state(c, State.FAILED, self._trace(e))
+            return
+        if self._store.snapshot.tasks.get(c.name) != full:
+            self.background.start(self._publish_task_configs(c.name, full), name=f"task configs {c.name}")
+
+    async def reconfigure_tasks(self, name: str) -> None:
+        async with self._lock:
+            c = self._connectors.get(name)
+            if c is not None and self._worker.is_running(name):
+                await self._generate_and_start_tasks(c)
+
+    async def _publish_task_configs(self, name: str, configs: list[dict[str, str]]) -> None:
+        delay = 0.25
+        for attempt in range(_TASK_CONFIG_RETRIES):
+            try:
+                if self.member.is_leader:
+                    await self._store.put_task_configs(name, configs)
+                    return
+                leader = self.member.leader_url
+                if leader is not None:
+                    url = f"{leader.rstrip('/')}/connectors/{quote(name, safe='')}/tasks"
+                    await asyncio.to_thread(_post_task_configs, url, configs, self._internal_headers)
+                    return
+            except (OSError, ConnectError) as e:
+                log.warning("task configs of %s not handed to the leader (attempt %d): %s", name, attempt + 1, e)
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, 8.0)
+        log.error("task configs of %s could not be written; they will be generated again", name)
+
+    async def put_task_configs(self, name: str, configs: list[dict[str, str]]) -> None:
+        self._require_leader()
+        if name not in self._store.snapshot.connectors:
+            raise NotFoundError(f"Connector {name} not found")
+        await self._store.put_task_configs(name, configs)
+
+    # -- config records (every worker reads them all) -------------------------------------------------------
+    def _config_changed(self, key: str, value: Any) -> None:
+        if key.startswith("connector-"):
+            name = key[len("connector-") :]
+            if value is None or name not in self._known:
+                (self._known.discard if value is None else self._known.add)(name)
+                self.member.request_rejoin()  # a connector added or removed: the leader assigns again
+            elif name in self._assigned_connectors:
+                self.background.start(self._restart_connector_instance(name), name=f"reconfigure {name}")
+        elif key.startswith("commit-"):
+            name = key[len("commit-") :]
+            self.member.request_rejoin()  # the number of tasks may have changed
+            self.background.start(self._task_configs_changed(name), name=f"task configs {name}")
+        elif key.startswith("target-state-"):
+            name = key[len("target-state-") :]
+            self.background.start(self._target_state_changed(name), name=f"target state {name}")
+        elif key.startswith("restart-connector-") and isinstance(value, dict):
+            name = key[len("restart-connector-") :]
+            request = RestartRequest(bool(value.get("include-tasks")), bool(value.get("only-failed")))
+            self.background.start(self._restart_here(name, request), name=f"restart {name}")
+
+    async def _restart_connector_instance(self, name: str) -> None:
+        async with self._lock:
+            if name in self._assigned_connectors:
+                self._record(name)
+                await self._start_connector(name)
+                log.info("connector %s restarted with its new config", name)
+
+    async def _task_configs_changed(self, name: str) -> None:
+        """Tasks running here whose config changed start again with the new one."""
+        async with self._lock:
+            configs = self._store.snapshot.tasks.get(name, [])
+            for t, props in list(self._assigned_tasks.items()):
+                if t.connector == name and t.task < len(configs) and configs[t.task] != props:
+                    await self._stop_task(t)
+                    await self._start_assigned_task(t)
+
+    async def _target_state_changed(self, name: str) -> None:
+        async with self._lock:
+            target = self._target(name)
+            c = self._connectors.get(name)
+            if c is None:
+                return
+            if name in self._assigned_connectors:
+                if target is TargetState.STOPPED:
+                    await self._worker.stop_connector_instance(name)
+                    self._set_connector_state(c, State.STOPPED)
+                elif target is TargetState.STARTED and not self._worker.is_running(name):
+                    await self._start_connector(name)
+                elif target is TargetState.PAUSED and c.state is State.RUNNING:
+                    self._set_connector_state(c, State.PAUSED)
+                elif target is TargetState.STARTED and c.state is State.PAUSED:
+                    self._set_connector_state(c, State.RUNNING)
+            if target is TargetState.PAUSED:
+                self._worker.pause_tasks(name)
+            elif target is TargetState.STARTED:
+                self._worker.resume_tasks(name)
+
+    async def _restart_here(self, name: str, request: RestartRequest) -> None:
+        async with self._lock:
+            c = self._connectors.get(name)
+            if c is None:
+                return
+            if name in self._assigned_connectors and request.restarts_connector(c.state):
+                c.trace = None
+                await self._start_connector(name)
+            for t in [t for t in self._assigned_tasks if t.connector == name]:
+                state = c.task_states.get(t.task, (State.UNASSIGNED, None))[0]
+                if request.restarts_task(state):
+                    await self._stop_task(t)
+                    await self._start_assigned_task(t)
+
+    # -- reads, from the topics ---------------------------------------------------------------------------
+    def _get(self, name: str, message: str | None = None) -> ConnectorRecord:
+        cfg = self._store.snapshot.connectors.get(name)
+        if cfg is None:
+            raise NotFoundError(message or f"Connector {name} not found")
+        return ConnectorRecord(name, dict(cfg))
+
+    async def connectors(self) -> list[str]:
+        return sorted(self._store.snapshot.connectors)
+
+    async def connector_status(self, name: str) -> ConnectorStateInfo:
+        c = self._get(name, f"No status found for connector {name}")
+        states = self._status_store.connector_states
+        raw = states.get(name)
+        if raw is None:
+            raise NotFoundError(f"No status found for connector {name}")
+        connector = ConnectorState(State(raw["state"]), raw.get("worker_id", ""), raw.get("trace"), raw.get("version"))
+        tasks: list[TaskState] = []
+        if self._target(name) is not TargetState.STOPPED:
+            for i in range(len(self._store.snapshot.tasks.get(name, []))):
+                try:
+                    tasks.append(await self.task_status(name, i))
+                except NotFoundError:
+                    continue
+        return ConnectorStateInfo(name, connector, tuple(tasks), self._type(c))
+
+    async def task_status(self, name: str, task: int) -> TaskState:
+        raw = self._status_store.task_states.get((name, task))
+        if raw is None:
+            raise NotFoundError(f"No status found for task {name}-{task}")
+        return TaskState(State(raw["state"]), raw.get("worker_id", ""), raw.get("trace"), raw.get("version"), id=task)
+
+    # -- writes: the leader's ------------------------------------------------------------------------------
+    def _require_leader(self) -> None:
+        if not self.member.is_leader:
+            raise NotLeaderError("Cannot complete request because worker is not leader", self.member.leader_url)
+
+    async def put_connector_config(
+        self,
+        name: str,
+        config: Mapping[str, str | None],
+        *,
+        allow_replace: bool,
+        initial_state: TargetState | None = None,
+    ) -> tuple[bool, ConnectorInfo]:
+        self._require_leader()
+        exists = name in self._store.snapshot.connectors
+        if exists and not allow_replace:
+            raise AlreadyExistsError(f"Connector {name} already exists")
+        cfg = dict(config)
+        cfg.setdefault("name", name)
+        infos = await self.validate_connector_config(None, cfg)
+        if infos.error_count:
+            raise BadRequestError(invalid_config_message(infos))
+        self._require_leader()  # validation may take long: still the leader?
+        await self._store.put_connector_config(name, cfg, None if exists else initial_state)
+        return not exists, self._info(ConnectorRecord(name, cfg))
+
+    async def delete_connector(self, name: str) -> None:
+        self._require_leader()
+        self._get(name)
+        await self._store.remove_connector(name)
+        log.info("connector %s deleted", name)
+
+    async def pause_connector(self, name: str) -> None:
+        self._require_leader()
+        self._get(name, f"Unknown connector {name}")
+        await self._store.put_target_state(name, TargetState.PAUSED)
+
+    async def resume_connector(self, name: str) -> None:
+        self._require_leader()
+        self._get(name, f"Unknown connector {name}")
+        await self._store.put_target_state(name, TargetState.STARTED)
+
+    async def stop_connector(self, name: str) -> None:
+        self._require_leader()
+        self._get(name, f"Unknown connector {name}")
+        await self._store.put_task_configs(name, [])
+        await self._store.put_target_state(name, TargetState.STOPPED)
+
+    async def restart_connector(
+        self, name: str, *, include_tasks: bool, only_failed: bool
+    ) -> ConnectorStateInfo | None:
+        self._require_leader()
+        if name not in self._store.snapshot.connectors:
+            raise NotFoundError(f"Unknown connector: {name}")
+        request = RestartRequest(include_tasks, only_failed)
+        plan = None
+        if not request.legacy:
+            status = await self.connector_status(name)
+            restart_tasks = [t.id for t in status.tasks if request.restarts_task(t.state)]
+            plan = restart_plan(
+                status, connector=request.restarts_connector(status.connector.state), tasks=restart_tasks
+            )
+        await self._store.put_restart_request(name, include_tasks=include_tasks, only_failed=only_failed)
+        return plan
+
+    async def restart_task(self, name: str, task: int) -> None:
+        t = ConnectorTaskId(name, task)
+        if t not in self._assigned_tasks:
+            if task >= len(self._store.snapshot.tasks.get(name, [])):
+                raise NotFoundError(f"Task {name}-{task} not found")
+            owner = self._status_store.task_states.get((name, task), {}).get("worker_id")
+            scheme = self._config.advertised_listener.scheme
+            raise NotLeaderError(f"Task {t} is not assigned to this worker", f"{scheme}://{owner}" if owner else None)
+        async with self._lock:
+            await self._stop_task(t)
+            await self._start_assigned_task(t)
+
+    def _stopped(self, name: str) -> ConnectorRecord:
+        """Offsets may change only for a connector STOPPED with no task configs (so no task runs anywhere)."""
+        self._require_leader()
+        c = self._get(name)
+        if self._target(name) is not TargetState.STOPPED or self._store.snapshot.tasks.get(name):
+            raise not_stopped_error(name)
+        return c

@@ -1,0 +1,214 @@
+"""Distributed mode on the real Kafka: workers meet in Kafka's group coordinator (protocol type "connect"), the
+leader spreads connectors and tasks over them, writes made on any worker land through the leader, and work moves
+when a worker joins or leaves. In-process workers here; tests/integration/runtime/test_distributed_faults.py kills
+and stops worker processes."""
+
+from __future__ import annotations
+
+import uuid
+from collections import Counter
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from connect_worker.app import WorkerProcess
+from connect_worker.runtime.distributed_herder import DistributedHerder
+from connect_worker.runtime.herder import ConnectorTaskId
+from connect_worker.runtime.plugins import PluginRegistry
+from connect_worker.runtime.worker_config import WorkerConfig
+from tests.worker_support import wait_for, worker_properties
+
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(240)]
+
+GROUP_TIMINGS = {"session.timeout.ms": "6000", "heartbeat.interval.ms": "1000", "rebalance.timeout.ms": "20000"}
+
+
+class Cluster:
+    """In-process distributed workers sharing one group and one set of internal topics."""
+
+    def __init__(self, bootstrap: str, registry: PluginRegistry, **extra: str) -> None:
+        self.prefix = f"dist-{uuid.uuid4().hex[:8]}"
+        self.bootstrap = bootstrap
+        self.registry = registry
+        self.extra = {**GROUP_TIMINGS, "group.id": self.prefix, **extra}
+        self.workers: list[tuple[WorkerProcess, httpx.AsyncClient]] = []
+
+    async def add(self) -> tuple[WorkerProcess, httpx.AsyncClient]:
+        props = {**worker_properties(self.bootstrap, self.prefix), **self.extra}
+        worker = WorkerProcess(WorkerConfig.from_properties(props), self.registry, distributed=True)
+        await worker.start()
+        client = httpx.AsyncClient(base_url=props["listeners"], timeout=30)
+        self.workers.append((worker, client))
+        return worker, client
+
+    async def remove(self, worker: WorkerProcess) -> None:
+        for i, (w, client) in enumerate(self.workers):
+            if w is worker:
+                del self.workers[i]
+                await w.stop()
+                await client.aclose()
+                return
+
+    async def close(self) -> None:
+        for w, client in reversed(self.workers):
+            await w.stop()
+            await client.aclose()
+        self.workers.clear()
+
+    def herder(self, i: int) -> DistributedHerder:
+        h = self.workers[i][0].herder
+        assert isinstance(h, DistributedHerder)
+        return h
+
+    def owners(self) -> dict[str | ConnectorTaskId, str]:
+        """What runs where, from the workers' own memberships."""
+        out: dict[str | ConnectorTaskId, str] = {}
+        for w, _ in self.workers:
+            a = self._member(w).assignment
+            if a is not None:
+                for x in (*a.connectors, *a.tasks):
+                    assert x not in out, f"{x} runs on two workers"
+                    out[x] = w.config.worker_id
+        return out
+
+    @staticmethod
+    def _member(w: WorkerProcess) -> Any:
+        h = w.herder
+        assert isinstance(h, DistributedHerder)
+        return h.member
+
+    async def settled(self, connectors: int, tasks: int) -> dict[str | ConnectorTaskId, str]:
+        """Wait until every worker is in one generation, nobody rebalances, and everything runs somewhere."""
+
+        async def check() -> tuple[dict[str | ConnectorTaskId, str]] | None:
+            members = [self._member(w) for w, _ in self.workers]
+            if any(m.rebalancing or m.assignment is None for m in members):
+                return None
+            if len({m.generation for m in members}) != 1:
+                return None
+            owners = self.owners()
+            have_c = sum(isinstance(x, str) for x in owners)
+            have_t = sum(isinstance(x, ConnectorTaskId) for x in owners)
+            return (owners,) if (have_c, have_t) == (connectors, tasks) else None  # (an empty dict is falsy)
+
+        found: tuple[dict[str | ConnectorTaskId, str]] = await wait_for(check, timeout=60)
+        return found[0]
+
+
+@pytest.fixture
+async def cluster(kafka_bootstrap: str) -> AsyncIterator[Cluster]:
+    c = Cluster(kafka_bootstrap, PluginRegistry.from_entry_points(), **{"scheduled.rebalance.max.delay.ms": "0"})
+    try:
+        yield c
+    finally:
+        await c.close()
+
+
+def _file_connector(tmp_path: Path, name: str) -> dict[str, str]:
+    source = tmp_path / f"{name}.txt"
+    source.write_text("".join(f"{name}-{i}\n" for i in range(5)))
+    return {"connector.class": "FileStreamSource", "file": str(source), "topic": f"{name}-lines"}
+
+
+async def _statuses(client: httpx.AsyncClient, names: list[str]) -> dict[str, Any]:
+    out = {}
+    for name in names:
+        r = await client.get(f"/connectors/{name}/status")
+        if r.status_code != 200:
+            return {}
+        out[name] = r.json()
+    return out
+
+
+async def test_three_workers_share_connectors_and_any_worker_takes_writes(cluster: Cluster, tmp_path: Path) -> None:
+    for _ in range(3):
+        await cluster.add()
+    await cluster.settled(0, 0)
+    leaders = {cluster.herder(i).member.leader_url for i in range(3)}
+    assert len(leaders) == 1 and None not in leaders
+    names = [f"fs{i}" for i in range(4)]
+    followers = [c for i, (_, c) in enumerate(cluster.workers) if not cluster.herder(i).member.is_leader]
+    for i, name in enumerate(names):
+        # writes on a follower are forwarded to the leader
+        r = await followers[i % 2].post("/connectors", json={"name": name, "config": _file_connector(tmp_path, name)})
+        assert r.status_code == 201, r.text
+        assert r.json()["tasks"] == []  # distributed: task configs come later
+    owners = await cluster.settled(4, 4)
+    # connectors and tasks are each spread evenly (4 of each on 3 workers)
+    assert sorted(Counter(w for x, w in owners.items() if isinstance(x, str)).values()) == [1, 1, 2]
+    assert sorted(Counter(w for x, w in owners.items() if not isinstance(x, str)).values()) == [1, 1, 2]
+
+    async def all_running() -> dict[str, Any] | None:
+        views = [await _statuses(c, names) for _, c in cluster.workers]
+        if not all(views) or any(v != views[0] for v in views):
+            return None
+        states = [v["connector"]["state"] for v in views[0].values()]
+        states += [t["state"] for v in views[0].values() for t in v["tasks"]]
+        return views[0] if states == ["RUNNING"] * 8 else None
+
+    status = await wait_for(all_running, timeout=30)
+    for name in names:  # each worker reports what it runs as its worker_id
+        assert status[name]["connector"]["worker_id"] == owners[name]
+        assert status[name]["tasks"][0]["worker_id"] == owners[ConnectorTaskId(name, 0)]
+    # reads agree on every worker
+    for _, c in cluster.workers:
+        assert sorted((await c.get("/connectors")).json()) == names
+        assert (await c.get("/connectors/fs2")).json()["tasks"] == [{"connector": "fs2", "task": 0}]
+
+    # pause, resume and delete through a follower
+    assert (await followers[0].put("/connectors/fs1/pause")).status_code == 202
+
+    async def paused() -> bool:
+        s = (await cluster.workers[0][1].get("/connectors/fs1/status")).json()
+        return bool(s["connector"]["state"] == "PAUSED" and s["tasks"][0]["state"] == "PAUSED")
+
+    await wait_for(paused)
+    assert (await followers[1].put("/connectors/fs1/resume")).status_code == 202
+    assert (await followers[1].delete("/connectors/fs3")).status_code == 204
+    await cluster.settled(3, 3)
+    for _, c in cluster.workers:
+        assert (await c.get("/connectors/fs3")).status_code == 404
+
+
+async def test_a_joining_worker_takes_work_without_restarting_what_stays(cluster: Cluster, tmp_path: Path) -> None:
+    _, first = await cluster.add()
+    await cluster.add()
+    await cluster.settled(0, 0)
+    names = [f"j{i}" for i in range(3)]
+    for name in names:
+        r = await first.post("/connectors", json={"name": name, "config": _file_connector(tmp_path, name)})
+        assert r.status_code == 201, r.text
+    before = await cluster.settled(3, 3)
+    starts_before = {t: n for i in range(2) for t, n in cluster.herder(i).task_starts.items()}
+    assert all(n == 1 for n in starts_before.values())
+    await cluster.add()
+    after = await cluster.settled(3, 3)
+    new_id = cluster.workers[2][0].config.worker_id
+    moved = {x for x in after if after[x] != before[x]}
+    assert moved and all(after[x] == new_id for x in moved)  # only moves to the new worker
+    assert sorted(Counter(w for x, w in after.items() if isinstance(x, str)).values()) == [1, 1, 1]
+    assert sorted(Counter(w for x, w in after.items() if not isinstance(x, str)).values()) == [1, 1, 1]
+    for i in range(2):  # tasks that stayed were not restarted
+        for t, n in cluster.herder(i).task_starts.items():
+            if after.get(t) == cluster.workers[i][0].config.worker_id:
+                assert n == 1, f"{t} was restarted"
+
+
+async def test_a_leaving_worker_hands_its_work_over(cluster: Cluster, tmp_path: Path) -> None:
+    for _ in range(3):
+        await cluster.add()
+    await cluster.settled(0, 0)
+    client = cluster.workers[0][1]
+    for name in ("l0", "l1", "l2"):
+        r = await client.post("/connectors", json={"name": name, "config": _file_connector(tmp_path, name)})
+        assert r.status_code == 201, r.text
+    owners = await cluster.settled(3, 3)
+    leaving = cluster.workers[1][0]
+    gone = {x for x, w in owners.items() if w == leaving.config.worker_id}
+    assert gone
+    await cluster.remove(leaving)  # a clean stop leaves the group: the others rebalance at once
+    after = await cluster.settled(3, 3)
+    assert leaving.config.worker_id not in after.values()
