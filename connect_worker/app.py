@@ -220,7 +220,7 @@ class WorkerProcess:
             client,
             listener,
             group_id=config["group.id"],
-            url=config.advertised_listener.url,
+            url=config.advertised_listener.url + "/",  # as Connect advertises it (RestServer.advertisedUrl)
             session_timeout_ms=config["session.timeout.ms"],
             heartbeat_interval_ms=config["heartbeat.interval.ms"],
             rebalance_timeout_ms=config["rebalance.timeout.ms"],

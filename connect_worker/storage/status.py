@@ -125,13 +125,28 @@ class StatusStore:
             "version": version,
         }
 
+    def _unsafe(self, current: dict[str, Any] | None, value: dict[str, Any]) -> bool:
+        """Connect's safe write (putSafe, for FAILED and UNASSIGNED): never over a status another worker wrote in a
+        newer generation (this worker may be a zombie reporting on work that has moved on)."""
+        if value["state"] not in ("FAILED", "UNASSIGNED") or current is None:
+            return False
+        return bool(
+            current.get("worker_id") != value["worker_id"] and current.get("generation", 0) > value["generation"]
+        )
+
     def put_connector(self, name: str, state: str, worker_id: str, *, trace: str | None, version: str | None) -> None:
-        self._send(f"status-connector-{name}", self._value(state, trace, worker_id, version))
+        value = self._value(state, trace, worker_id, version)
+        if self._unsafe(self.connector_states.get(name), value):
+            return
+        self._send(f"status-connector-{name}", value)
 
     def put_task(
         self, name: str, task: int, state: str, worker_id: str, *, trace: str | None, version: str | None
     ) -> None:
-        self._send(f"status-task-{name}-{task}", self._value(state, trace, worker_id, version))
+        value = self._value(state, trace, worker_id, version)
+        if self._unsafe(self.task_states.get((name, task)), value):
+            return
+        self._send(f"status-task-{name}-{task}", value)
 
     def remove_task(self, name: str, task: int, worker_id: str) -> None:
         key = f"status-task-{name}-{task}"

@@ -5,6 +5,7 @@ and stops worker processes."""
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from collections import Counter
 from collections.abc import AsyncIterator
@@ -15,9 +16,11 @@ import httpx
 import pytest
 
 from connect_worker.app import WorkerProcess
+from connect_worker.kafka.reader import read_to_end
 from connect_worker.runtime.distributed_herder import DistributedHerder
 from connect_worker.runtime.herder import ConnectorTaskId
 from connect_worker.runtime.plugins import PluginRegistry
+from connect_worker.runtime.source_task import WorkerSourceTask
 from connect_worker.runtime.worker_config import WorkerConfig
 from tests.worker_support import wait_for, worker_properties
 
@@ -212,3 +215,45 @@ async def test_a_leaving_worker_hands_its_work_over(cluster: Cluster, tmp_path: 
     await cluster.remove(leaving)  # a clean stop leaves the group: the others rebalance at once
     after = await cluster.settled(3, 3)
     assert leaving.config.worker_id not in after.values()
+
+
+async def test_tasks_hold_their_records_while_the_membership_is_unconfirmed(cluster: Cluster, tmp_path: Path) -> None:
+    """The zombie gate: a task produces nothing while its gate is shut (what WorkerGroupMember.fresh() says after a
+    stopped process resumes past its session timeout), and everything once it opens. The gate is shut by hand here:
+    a frozen process is tests/integration/runtime/test_distributed_faults.py."""
+    worker, client = await cluster.add()
+    await cluster.settled(0, 0)
+    assert worker.herder is cluster.herder(0) and cluster.herder(0).member.fresh()
+    source = tmp_path / "gate.txt"
+    source.write_text("".join(f"before-{i}\n" for i in range(5)))
+    topic = f"{cluster.prefix}-gate"
+    config = {
+        "connector.class": "FileStreamSource",
+        "file": str(source),
+        "topic": topic,
+        "value.converter": "org.apache.kafka.connect.storage.StringConverter",
+    }
+    assert (await client.post("/connectors", json={"name": "gate", "config": config})).status_code == 201
+    await cluster.settled(1, 1)
+
+    async def lines() -> list[bytes]:
+        return [r.value or b"" for r in await read_to_end({"bootstrap.servers": cluster.bootstrap}, topic)]
+
+    await wait_for(lambda: _has(lines, 5))
+    runtime_worker = cluster.herder(0)._worker
+    (task,) = runtime_worker.tasks("gate").values()
+    assert isinstance(task, WorkerSourceTask)
+    shut = True
+    task._gate = lambda: not shut
+    with source.open("a") as f:
+        f.write("".join(f"after-{i}\n" for i in range(5)))
+    await asyncio.sleep(3)
+    assert len(await lines()) == 5  # polled, but held
+    shut = False
+    got = await wait_for(lambda: _has(lines, 10))
+    assert sorted(got) == sorted([f"before-{i}".encode() for i in range(5)] + [f"after-{i}".encode() for i in range(5)])
+
+
+async def _has(read: Any, n: int) -> list[bytes] | None:
+    got: list[bytes] = await read()
+    return got if len(got) >= n else None
