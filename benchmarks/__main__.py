@@ -7,7 +7,7 @@
     BENCH_PROFILE=0               skip the cProfile run of this worker
     BENCH_OUT=dir                 output folder (default benchmarks/results/<size>)
     BENCH_CONNECTOR_EXTRA=k=v,…   extra connector settings for both systems (e.g. poll.interval.ms=10)
-    BENCH_ONLY=stream,snapshot,incremental,parallel,sink   the runs to make (default all)
+    BENCH_ONLY=stream,snapshot,incremental,parallel,eos,cluster,sink   the runs to make (default all)
     BENCH_SINK=0|1                the Spark sink phase (default 1): 0 leaves it out, 1 adds it to a BENCH_ONLY list
 
 `python -m benchmarks report <results.json>` rewrites results.md and chart.png from a results file.
@@ -54,7 +54,9 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--schemas", default=os.environ.get("BENCH_SCHEMAS"), help="off,on,avro (default: all three)")
     r.add_argument("--no-profile", action="store_true", default=os.environ.get("BENCH_PROFILE", "1") == "0")
     r.add_argument("--out", type=Path, default=Path(os.environ["BENCH_OUT"]) if os.environ.get("BENCH_OUT") else None)
-    r.add_argument("--only", default=os.environ.get("BENCH_ONLY", ""), help="stream,snapshot,incremental,parallel,sink")
+    r.add_argument(
+        "--only", default=os.environ.get("BENCH_ONLY", ""), help="stream,snapshot,incremental,parallel,eos,cluster,sink"
+    )
     r.add_argument(
         "--sink",
         choices=("0", "1"),
@@ -93,7 +95,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"--schemas: choose from {', '.join(MODES)} (got {args.schemas!r})", file=sys.stderr)
         return 2
     try:
-        only = selected_runs(args.only, args.sink, runner.RUNS | {runner.SINK})
+        only = selected_runs(args.only, args.sink, runner.RUNS | {runner.SINK, runner.CLUSTER})
     except ValueError as e:
         print(e, file=sys.stderr)
         return 2

@@ -426,6 +426,42 @@ def _avro_line(meta: dict[str, Any]) -> str:
     )
 
 
+def _cluster_section(results: dict[str, Any]) -> list[str]:
+    cluster = results.get("cluster")
+    if not cluster:
+        return []
+    lines = [
+        "## Distributed mode: 3 workers of one Connect cluster",
+        "",
+        "Failover: a PostgreSQL connector under ~200 inserted rows/s; the worker running its task is killed "
+        "(SIGKILL). session.timeout.ms 10000, heartbeat.interval.ms 3000 (Connect's defaults), "
+        "scheduled.rebalance.max.delay.ms 0 on both systems.",
+        "",
+        "| System | kill → task RUNNING elsewhere (s) | kill → first event of a row committed after the kill (s) "
+        "| rows | lost | sent twice |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    for kind, run in (cluster.get("failover") or {}).items():
+        if run:
+            lines.append(
+                f"| {kind} | {run['kill_to_running_s']} | {run['kill_to_first_new_event_s']} | {run['rows']:,} "
+                f"| {run['lost']} | {run['twice']} |"
+            )
+    rb = cluster.get("rebalance")
+    if rb:
+        lines += [
+            "",
+            f"Rebalancing, this worker: {rb['connectors']} FileStreamSource connectors (one task each) created "
+            f"through the REST API of the {rb['members']} workers in turn: all {2 * rb['connectors']} connectors and "
+            f"tasks RUNNING {rb['create_to_all_running_s']} s after the first request ({rb['create_s']} s of "
+            f"requests), spread {rb['spread_3']}; one worker stopped → everything RUNNING on the other two in "
+            f"{rb['worker_stop_to_all_running_s']} s ({rb['spread_2']}); a worker added → running its share in "
+            f"{rb['worker_join_to_balanced_s']} s ({rb['spread_3_again']}). (Connect's Java worker is not run here: "
+            "its plugin path has no FileStreamSource.)",
+        ]
+    return [*lines, ""]
+
+
 def markdown(results: dict[str, Any]) -> str:
     meta = results["meta"]
     size = meta["size"]
@@ -483,6 +519,7 @@ def markdown(results: dict[str, Any]) -> str:
             eff.append(f"{k} {m}: {_fmt(e)} of the backlog ceiling, {_fmt(live)} of the live ceiling")
         lines += ["CDC efficiency (streaming events/s ÷ pg_recvlogical rows/s): " + "; ".join(eff) + ".", ""]
     lines += _sink_section(results)
+    lines += _cluster_section(results)
     targets = results.get("targets") or []
     if targets:
         lines += ["## Targets (issue)", ""]

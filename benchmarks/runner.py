@@ -57,6 +57,7 @@ CONNECTOR = "bench"
 
 
 RUNS = frozenset({"stream", "snapshot", "incremental", "parallel", "eos"})  # a Plan's default
+CLUSTER = "cluster"  # distributed mode: failover (both systems) and rebalancing (this worker), benchmarks/cluster.py
 EOS = "eos"  # the stream run again with exactly-once delivery (this worker, schemas off; KIP-618, poll boundaries)
 #: what an exactly-once run adds to the worker's and the connector's settings
 EOS_WORKER = ("exactly.once.source.support=enabled",)
@@ -653,6 +654,10 @@ def run(plan: Plan) -> dict[str, Any]:
                         functools.partial(snapshot_run, ctx, kind, mode, threads),
                         errors,
                     )
+        if CLUSTER in plan.only and kinds:
+            from benchmarks import cluster
+
+            results["cluster"] = cluster.cluster_phase(ctx, kinds, lambda label, fn: _guard(label, fn, errors))
         if plan.sink:
             from benchmarks import sink  # imports this module
 

@@ -103,6 +103,7 @@ class OursProcess(OurWorker):
     spawned_at: float = 0.0
     ready_at: float = 0.0
     extra_properties: tuple[str, ...] = ()  # more worker.properties lines (exactly.once.source.support=enabled)
+    distributed: bool = False  # `--distributed`: a member of the Connect cluster group.id
 
     kind = "ours"
 
@@ -117,7 +118,7 @@ class OursProcess(OurWorker):
         if self.profile_to is not None:
             cmd = [sys.executable, "-m", "benchmarks.profiled_worker", str(self.profile_to), str(props)]
         else:
-            cmd = [sys.executable, "-m", "connect_worker", str(props)]
+            cmd = [sys.executable, "-m", "connect_worker", *(["--distributed"] if self.distributed else []), str(props)]
         log = self.log_file.open("ab")
         self.spawned_at = time.time()
         self._proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT)

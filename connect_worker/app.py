@@ -204,7 +204,7 @@ class WorkerProcess:
             "config_transformer": config.config_transformer,
         }
         if self.distributed:
-            herder = DistributedHerder(member_factory=self._group_member, **parts)
+            herder = DistributedHerder(member_factory=self._group_member, offsets=self.offsets, **parts)
             worker.produce_gate = herder.member.fresh
             self.herder = herder
         else:

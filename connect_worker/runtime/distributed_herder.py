@@ -29,6 +29,7 @@ from connect_worker.runtime.connect_protocol import Assignment
 from connect_worker.runtime.connector_status import ConnectorRecord
 from connect_worker.runtime.herder import (
     ConnectorInfo,
+    ConnectorOffset,
     ConnectorState,
     ConnectorStateInfo,
     ConnectorTaskId,
@@ -43,6 +44,7 @@ from connect_worker.runtime.standalone_herder import StandaloneHerder
 from connect_worker.runtime.validation import invalid_config_message
 from connect_worker.runtime.worker_group import RebalanceListener, WorkerGroupMember
 from connect_worker.storage.configs import ConfigStore
+from connect_worker.storage.offsets import OffsetStore
 from connect_worker.storage.status import StatusStore
 
 log = logging.getLogger(__name__)
@@ -62,11 +64,13 @@ class DistributedHerder(StandaloneHerder, RebalanceListener):
         self,
         *,
         member_factory: Callable[[RebalanceListener], WorkerGroupMember],
+        offsets: OffsetStore,
         internal_headers: Mapping[str, str] | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
         self.member = member_factory(self)
+        self._offsets = offsets  # followed: tasks start from the last commit, wherever it was made
         self._internal_headers = dict(internal_headers or {})
         self._member_task: asyncio.Task[None] | None = None
         self._assigned_connectors: set[str] = set()
@@ -91,6 +95,7 @@ class DistributedHerder(StandaloneHerder, RebalanceListener):
         self._known = set(self._store.snapshot.connectors)
         await self._store.follow(self._config_changed)
         await self._status_store.follow()
+        await self._offsets.follow()
         self._member_task = asyncio.get_running_loop().create_task(self._membership(), name="group-membership")
 
     async def _membership(self) -> None:
@@ -117,6 +122,7 @@ class DistributedHerder(StandaloneHerder, RebalanceListener):
         await self.member.stop()  # others take the work once it has stopped here
         await self._store.stop()
         await self._status_store.stop()
+        await self._offsets.stop()
         await self._statuses.drain()
 
     # -- the membership's view ----------------------------------------------------------------------------
@@ -189,6 +195,7 @@ class DistributedHerder(StandaloneHerder, RebalanceListener):
             log.warning("task %s assigned, but the config topic has no config for it; not started", t)
             return
         props = props_list[t.task]
+        await self._offsets.read_to_end()  # the task starts from what its last owner committed, wherever it ran
         c = self._record(t.connector)
         self._assigned_tasks[t] = props
         self.task_starts[t] = self.task_starts.get(t, 0) + 1
@@ -314,6 +321,10 @@ class DistributedHerder(StandaloneHerder, RebalanceListener):
                     await self._start_assigned_task(t)
 
     # -- reads, from the topics ---------------------------------------------------------------------------
+    async def connector_offsets(self, name: str) -> list[ConnectorOffset]:
+        await self._offsets.read_to_end()
+        return await super().connector_offsets(name)
+
     def _get(self, name: str, message: str | None = None) -> ConnectorRecord:
         cfg = self._store.snapshot.connectors.get(name)
         if cfg is None:

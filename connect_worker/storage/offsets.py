@@ -18,7 +18,8 @@ from connect_worker.api import ConfigError, ConnectError, DataError, RetriableEr
 from connect_worker.api.javacompat import java_hashmap_order
 from connect_worker.kafka.admin import TopicAdmin
 from connect_worker.kafka.producer import AsyncProducer
-from connect_worker.kafka.reader import read_to_end
+from connect_worker.kafka.reader import TopicRecord, read_to_end
+from connect_worker.kafka.tail import TopicTail
 from connect_worker.storage import internal_json
 
 log = logging.getLogger(__name__)
@@ -96,6 +97,8 @@ class OffsetStore:
         # connector -> key bytes -> StoredOffset (offset None = reset but partition known)
         self._data: dict[str, dict[bytes, StoredOffset]] = {}
         self._written_here: set[bytes] = set()  # keys this worker wrote since it started
+        self._next: dict[int, int] = {}  # partition -> the next offset to read
+        self._tail: TopicTail | None = None
 
     async def check_topic(self) -> None:
         """Raise OffsetsTopicLost when the topic is gone or no longer compacted. Asks for every topic's metadata:
@@ -129,9 +132,28 @@ class OffsetStore:
             purpose="offset.storage.topic",
         )
         records = await read_to_end(self._consumer_config, self.topic)
-        for r in records:
-            self._apply(r.key, r.value)
+        self._read(records)
         log.info("read %d records from offsets topic %s (%d connectors)", len(records), self.topic, len(self._data))
+
+    def _read(self, records: Sequence[TopicRecord]) -> None:
+        for r in records:
+            self._next[r.partition] = max(self._next.get(r.partition, 0), r.offset + 1)
+            self._apply(r.key, r.value)
+
+    async def follow(self) -> None:
+        """Keep reading the topic after start() (distributed mode: other workers' tasks commit offsets too, and
+        a task that moves here must start from its predecessor's last commit)."""
+        self._tail = TopicTail(self._consumer_config, self.topic, self._read, start=self._next)
+        await self._tail.start()
+
+    async def read_to_end(self) -> None:
+        """When followed: wait until every offset committed to the topic so far is known here."""
+        if self._tail is not None:
+            await self._tail.read_to_end()
+
+    async def stop(self) -> None:
+        if self._tail is not None:
+            await self._tail.stop()
 
     def _apply(self, key: bytes | None, value: bytes | None) -> None:
         parsed = self._parse(key, value)

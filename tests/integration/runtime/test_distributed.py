@@ -257,3 +257,61 @@ async def test_tasks_hold_their_records_while_the_membership_is_unconfirmed(clus
 async def _has(read: Any, n: int) -> list[bytes] | None:
     got: list[bytes] = await read()
     return got if len(got) >= n else None
+
+
+async def test_stop_offsets_restart_and_resume_work_from_any_worker(cluster: Cluster, tmp_path: Path) -> None:
+    for _ in range(2):
+        await cluster.add()
+    await cluster.settled(0, 0)
+    a, b = (c for _, c in cluster.workers)
+    source = tmp_path / "ops.txt"
+    source.write_text("x\ny\n")
+    config = {"connector.class": "FileStreamSource", "file": str(source), "topic": f"{cluster.prefix}-ops"}
+    assert (await a.post("/connectors", json={"name": "ops", "config": config})).status_code == 201
+    await cluster.settled(1, 1)
+
+    async def state(client: httpx.AsyncClient, want: str, tasks: int) -> bool:
+        r = await client.get("/connectors/ops/status")
+        if r.status_code != 200:
+            return False
+        s = r.json()
+        return bool(s["connector"]["state"] == want and len(s["tasks"]) == tasks)
+
+    await wait_for(lambda: state(b, "RUNNING", 1))
+    # offsets may not change while the connector runs (the leader answers, wherever it was asked)
+    for client in (a, b):
+        r = await client.patch(
+            "/connectors/ops/offsets", json={"offsets": [{"partition": {"filename": "f"}, "offset": {"position": 1}}]}
+        )
+        assert r.status_code == 400, r.text
+    assert (await b.put("/connectors/ops/stop")).status_code == 204
+    for client in (a, b):
+        await wait_for(lambda c=client: state(c, "STOPPED", 0))  # type: ignore[misc]
+        assert (await client.get("/connectors/ops/tasks")).json() == []
+    await cluster.settled(1, 0)
+    partition = {"filename": str(source)}
+    r = await a.patch(
+        "/connectors/ops/offsets", json={"offsets": [{"partition": partition, "offset": {"position": 2}}]}
+    )
+    assert r.status_code == 200, r.text
+    for client in (a, b):
+        got = (await client.get("/connectors/ops/offsets")).json()["offsets"]
+        assert {"partition": partition, "offset": {"position": 2}} in got
+    assert (await b.put("/connectors/ops/resume")).status_code == 202
+    await cluster.settled(1, 1)
+    for client in (a, b):
+        await wait_for(lambda c=client: state(c, "RUNNING", 1))  # type: ignore[misc]
+    # a restart of everything, asked of either worker, is planned by the leader and carried out by the owners
+    r = await b.post("/connectors/ops/restart?includeTasks=true")
+    assert r.status_code == 202, r.text
+    assert r.json()["connector"]["state"] == "RESTARTING"
+    await wait_for(lambda: state(a, "RUNNING", 1))
+    # a task restart asked of the worker not running it is sent on to the one that does
+    for client in (a, b):
+        assert (await client.post("/connectors/ops/tasks/0/restart")).status_code == 204
+    assert (await a.post("/connectors/ops/tasks/7/restart")).status_code == 404
+    await wait_for(lambda: state(b, "RUNNING", 1))
+    owner = cluster.owners()[ConnectorTaskId("ops", 0)]
+    starts = sum(cluster.herder(i).task_starts.get(ConnectorTaskId("ops", 0), 0) for i in range(2))
+    assert starts >= 4, starts  # first start, resume, restart with tasks, and two task restarts (one per worker ask)
+    assert owner in {w.config.worker_id for w, _ in cluster.workers}
