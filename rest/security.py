@@ -31,10 +31,11 @@ import contextlib
 import dataclasses
 import hmac
 import os
+import re
 import ssl
 import tempfile
 from collections.abc import Callable, Collection, Iterator, Mapping
-from typing import Final
+from typing import Any, Final
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
@@ -244,6 +245,15 @@ def _check(header: str | None, credentials: Mapping[str, str]) -> bool:
     return ok and expected is not None
 
 
+# Connect's JaasBasicAuthFilter lets the inter-worker requests through unauthenticated (a cluster running the
+# `sessioned` protocol signs them instead): a worker handing its task configs to the leader, and zombie fencing
+_INTERNAL = (("POST", re.compile(r"/?connectors/[^/]+/tasks/?")), ("PUT", re.compile(r"/?connectors/[^/]+/fence/?")))
+
+
+def _internal(method: Any, path: str) -> bool:
+    return any(method == m and pattern.fullmatch(path) for m, pattern in _INTERNAL)
+
+
 class BasicAuthMiddleware:
     """ASGI middleware: 401 unless the request carries valid basic credentials (public paths excepted)."""
 
@@ -259,7 +269,7 @@ class BasicAuthMiddleware:
         path = scope.get("path", "")
         if len(path) > 1 and path.endswith("/"):
             path = path[:-1]
-        if scope.get("method") == "GET" and path in self.settings.public_paths:
+        if scope.get("method") == "GET" and path in self.settings.public_paths or _internal(scope.get("method"), path):
             await self.app(scope, receive, send)
             return
         header = None

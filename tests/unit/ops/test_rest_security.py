@@ -167,3 +167,29 @@ def test_basic_auth_settings(tmp_path: Path) -> None:
         basic_auth_settings({"rest.basic.auth.credentials.file": str(empty)})
     settings = basic_auth_settings({"rest.basic.auth.credentials.file": str(credentials(tmp_path))})
     assert settings is not None and dict(settings.credentials) == {"admin": "adm1n-pw", "ops": "0ps"}
+
+
+async def test_basic_auth_lets_the_inter_worker_requests_through_as_connect_does(tmp_path: Path) -> None:
+    """Connect's JaasBasicAuthFilter exempts POST /connectors/{c}/tasks and PUT /connectors/{c}/fence (workers
+    call them on each other without user credentials); nothing else is exempt. A standalone herder refuses the
+    task-config request itself (500, Connect's message)."""
+    props = {"rest.basic.auth.credentials.file": str(credentials(tmp_path))}
+    auth = basic_auth_settings(props)
+    assert auth is not None
+    rig = rest_rig()
+    await rig.herder.start()
+    app = create_app(rig.herder, middleware=[Middleware(BasicAuthMiddleware, settings=auth)])
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://worker") as c:
+        tasks = await c.post("/connectors/fs/tasks", json=[{"k": "v"}])
+        tasks_slash = await c.post("/connectors/fs/tasks/", json=[{"k": "v"}])
+        listing = await c.get("/connectors/fs/tasks")
+        restart = await c.post("/connectors/fs/tasks/0/restart")
+        nested = await c.post("/connectors/fs/x/tasks", json=[])
+    assert tasks.status_code == 500
+    assert tasks.json()["message"] == (
+        "Kafka Connect in standalone mode does not support externally setting task configurations."
+    )
+    assert tasks_slash.status_code != 401
+    for denied in (listing, restart, nested):
+        assert denied.status_code == 401
