@@ -269,7 +269,7 @@ class BasicAuthMiddleware:
         path = scope.get("path", "")
         if len(path) > 1 and path.endswith("/"):
             path = path[:-1]
-        if scope.get("method") == "GET" and path in self.settings.public_paths or _internal(scope.get("method"), path):
+        if (scope.get("method") == "GET" and path in self.settings.public_paths) or _internal(scope.get("method"), path):
             await self.app(scope, receive, send)
             return
         header = None
