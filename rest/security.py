@@ -269,7 +269,8 @@ class BasicAuthMiddleware:
         path = scope.get("path", "")
         if len(path) > 1 and path.endswith("/"):
             path = path[:-1]
-        if (scope.get("method") == "GET" and path in self.settings.public_paths) or _internal(scope.get("method"), path):
+        method = scope.get("method")
+        if (method == "GET" and path in self.settings.public_paths) or _internal(method, path):
             await self.app(scope, receive, send)
             return
         header = None
