@@ -20,9 +20,11 @@ from typing import Any
 from starlette.middleware import Middleware
 
 from connect_worker.api import ConfigError, ConnectError
+from connect_worker.api.config import invalid
 from connect_worker.kafka.admin import TopicAdmin
 from connect_worker.kafka.group_client import GroupClient
 from connect_worker.kafka.producer import SOURCE_PRODUCER_DEFAULTS, AsyncProducer, librdkafka_config
+from connect_worker.runtime.connect_protocol import COMPATIBLE, SESSIONED
 from connect_worker.runtime.distributed_herder import DistributedHerder
 from connect_worker.runtime.herder import TargetState
 from connect_worker.runtime.loggers import LoggerAdmin
@@ -30,10 +32,11 @@ from connect_worker.runtime.logging_setup import install_redaction
 from connect_worker.runtime.metrics import ProcessCollector, WorkerMetrics
 from connect_worker.runtime.plugins import PluginRegistry
 from connect_worker.runtime.properties import load_properties
+from connect_worker.runtime.request_signature import digest_available
 from connect_worker.runtime.standalone_herder import StandaloneHerder
 from connect_worker.runtime.transformation_chain import TransformationChain
 from connect_worker.runtime.worker import Worker as RuntimeWorker
-from connect_worker.runtime.worker_config import WorkerConfig
+from connect_worker.runtime.worker_config import HMAC_ALGORITHMS, WorkerConfig
 from connect_worker.runtime.worker_group import RebalanceListener, WorkerGroupMember
 from connect_worker.storage.configs import ConfigStore
 from connect_worker.storage.offsets import OffsetStore
@@ -225,6 +228,7 @@ class WorkerProcess:
             heartbeat_interval_ms=config["heartbeat.interval.ms"],
             rebalance_timeout_ms=config["rebalance.timeout.ms"],
             max_delay_ms=config["scheduled.rebalance.max.delay.ms"],
+            protocols=(SESSIONED, COMPATIBLE) if config["connect.protocol"] == SESSIONED else (COMPATIBLE,),
         )
 
     def _rest_server(self, config: WorkerConfig) -> RestServer:
@@ -287,14 +291,33 @@ class WorkerProcess:
             self._uninstall_redaction = None
 
 
+HMACS = ", ".join(HMAC_ALGORITHMS)
+
+
 def _check_distributed(config: WorkerConfig) -> None:
-    """What distributed mode cannot do yet is refused at start, not ignored."""
+    """Distributed-only settings checked at start (as Connect's DistributedConfig does); what distributed mode
+    cannot do yet is refused, not ignored."""
     security = str(config.raw.get("security.protocol", "PLAINTEXT")).upper()
     if security != "PLAINTEXT":
         raise ConfigError(
             f"security.protocol={security}: distributed mode joins its group over PLAINTEXT only for now",
             name="security.protocol",
         )
+    verification = config["inter.worker.verification.algorithms"]
+    key = "inter.worker.verification.algorithms"
+    if not verification:
+        raise invalid(key, verification, "At least one signature verification algorithm must be provided")
+    for algorithm in verification:
+        if not digest_available(algorithm):
+            raise invalid(key, algorithm, f"the algorithm is not supported; the supported algorithms are: {HMACS}")
+    signature = config["inter.worker.signature.algorithm"]
+    if signature not in verification:
+        raise invalid(
+            "inter.worker.signature.algorithm", signature, f"Signature algorithm must be present in {key} list"
+        )
+    size = config["inter.worker.key.size"]
+    if size is not None and (size <= 0 or size % 8):
+        raise invalid("inter.worker.key.size", size, "a key size must be a positive number of whole bytes (bits)")
 
 
 def tune_gc() -> None:

@@ -22,7 +22,9 @@ from connect_worker.api.errors import (
     BadRequestError,
     ConfigError,
     ConflictError,
+    ForbiddenError,
     NotFoundError,
+    UnavailableError,
 )
 from rest.responses import json_response
 
@@ -35,6 +37,8 @@ ERROR_STATUS: Final[tuple[tuple[type[BaseException], int], ...]] = (
     (ConflictError, 409),
     (BadRequestError, 400),
     (ConfigError, 400),
+    (ForbiddenError, 403),
+    (UnavailableError, 503),
 )
 
 # Jetty answers Jersey's own "HTTP 404 Not Found" (unknown route, non-integer task id) without a

@@ -37,3 +37,11 @@ class BadRequestError(ConnectError):
 
 class ConflictError(ConnectError):
     """A request that conflicts with an operation under way (HTTP 409)."""
+
+
+class ForbiddenError(ConnectError):
+    """A request refused for who sent it (HTTP 403): an inter-worker request with an invalid signature."""
+
+
+class UnavailableError(ConnectError):
+    """A request this worker cannot answer yet (HTTP 503): no session key read yet to verify a signature with."""

@@ -18,12 +18,14 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import time
 import urllib.request
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 from urllib.parse import quote
 
 from connect_worker.api import AlreadyExistsError, BadRequestError, ConnectError, NotFoundError
+from connect_worker.api.errors import ForbiddenError, UnavailableError
 from connect_worker.runtime.assignor import Configured, configured_from
 from connect_worker.runtime.connect_protocol import Assignment
 from connect_worker.runtime.connector_status import ConnectorRecord
@@ -39,6 +41,13 @@ from connect_worker.runtime.herder import (
     TaskState,
 )
 from connect_worker.runtime.offsets_request import not_stopped_error
+from connect_worker.runtime.request_signature import (
+    DEFAULT_KEY_BYTES,
+    RequestSignature,
+    SessionKey,
+    new_key,
+    signature_headers,
+)
 from connect_worker.runtime.restart_plan import RestartRequest, restart_plan
 from connect_worker.runtime.standalone_herder import StandaloneHerder
 from connect_worker.runtime.validation import invalid_config_message
@@ -52,8 +61,7 @@ log = logging.getLogger(__name__)
 _TASK_CONFIG_RETRIES = 6
 
 
-def _post_task_configs(url: str, configs: Sequence[Mapping[str, str]], headers: Mapping[str, str]) -> None:
-    body = json.dumps(list(configs)).encode()
+def _post_task_configs(url: str, body: bytes, headers: Mapping[str, str]) -> None:
     req = urllib.request.Request(url, data=body, method="POST", headers={"Content-Type": "application/json", **headers})
     with urllib.request.urlopen(req, timeout=30) as response:
         response.read()
@@ -73,6 +81,7 @@ class DistributedHerder(StandaloneHerder, RebalanceListener):
         self._offsets = offsets  # followed: tasks start from the last commit, wherever it was made
         self._internal_headers = dict(internal_headers or {})
         self._member_task: asyncio.Task[None] | None = None
+        self._key_task: asyncio.Task[None] | None = None
         self._assigned_connectors: set[str] = set()
         self._assigned_tasks: dict[ConnectorTaskId, dict[str, str]] = {}  # the task configs they run with
         self._known: set[str] = set()  # connectors the config topic names (to tell an addition from a change)
@@ -96,7 +105,9 @@ class DistributedHerder(StandaloneHerder, RebalanceListener):
         await self._store.follow(self._config_changed)
         await self._status_store.follow()
         await self._offsets.follow()
-        self._member_task = asyncio.get_running_loop().create_task(self._membership(), name="group-membership")
+        loop = asyncio.get_running_loop()
+        self._member_task = loop.create_task(self._membership(), name="group-membership")
+        self._key_task = loop.create_task(self._session_keys(), name="session-keys")
 
     async def _membership(self) -> None:
         try:
@@ -113,9 +124,10 @@ class DistributedHerder(StandaloneHerder, RebalanceListener):
         return super().health()
 
     async def stop(self) -> None:
-        if self._member_task is not None:
-            self._member_task.cancel()
-            await asyncio.gather(self._member_task, return_exceptions=True)
+        for task in (self._member_task, self._key_task):
+            if task is not None:
+                task.cancel()
+                await asyncio.gather(task, return_exceptions=True)
         await self.background.cancel_all()
         async with self._lock:
             await asyncio.gather(*(self._worker.stop_connector(name) for name in list(self._connectors)))
@@ -225,6 +237,7 @@ class DistributedHerder(StandaloneHerder, RebalanceListener):
                 await self._generate_and_start_tasks(c)
 
     async def _publish_task_configs(self, name: str, configs: list[dict[str, str]]) -> None:
+        body = json.dumps(configs).encode()
         delay = 0.25
         for attempt in range(_TASK_CONFIG_RETRIES):
             try:
@@ -234,7 +247,8 @@ class DistributedHerder(StandaloneHerder, RebalanceListener):
                 leader = self.member.leader_url
                 if leader is not None:
                     url = f"{leader.rstrip('/')}/connectors/{quote(name, safe='')}/tasks"
-                    await asyncio.to_thread(_post_task_configs, url, configs, self._internal_headers)
+                    headers = {**self._internal_headers, **self._signed(body)}
+                    await asyncio.to_thread(_post_task_configs, url, body, headers)
                     return
             except (OSError, ConnectError) as e:
                 log.warning("task configs of %s not handed to the leader (attempt %d): %s", name, attempt + 1, e)
@@ -242,7 +256,71 @@ class DistributedHerder(StandaloneHerder, RebalanceListener):
             delay = min(delay * 2, 8.0)
         log.error("task configs of %s could not be written; they will be generated again", name)
 
-    async def put_task_configs(self, name: str, configs: list[dict[str, str]]) -> None:
+    # -- signed inter-worker requests (the sessioned protocol) ----------------------------------------------
+    def _session_key(self) -> SessionKey | None:
+        return SessionKey.from_json(self._store.snapshot.session_key)
+
+    def _signed(self, body: bytes) -> dict[str, str]:
+        """The signature headers of an internal request, when the group runs the sessioned protocol."""
+        if not self.member.sessioned:
+            return {}
+        key = self._session_key()
+        if key is None:
+            raise UnavailableError("no session key read from the config topic yet to sign an internal request with")
+        return signature_headers(key, self._config["inter.worker.signature.algorithm"], body)
+
+    def _verify(self, signature: RequestSignature | None) -> None:
+        """Connect's checks of an internal request's signature, with its answers (400, 503, 403)."""
+        if not self.member.sessioned:
+            return
+        if signature is None:
+            raise BadRequestError("Internal request missing required signature")
+        allowed = self._config["inter.worker.verification.algorithms"]
+        if signature.algorithm not in allowed:
+            raise BadRequestError(
+                f"This worker does not support the '{signature.algorithm}' key signing algorithm used by other "
+                f"workers. This worker is currently configured to use: [{', '.join(allowed)}]. Check that all "
+                "workers' configuration files permit the same set of signature algorithms, and correct any "
+                "misconfigured worker and restart it."
+            )
+        key = self._session_key()
+        if key is None:
+            raise UnavailableError(
+                "This worker is still starting up and has not been able to read a session key from the config topic yet"
+            )
+        if not signature.valid(key):
+            raise ForbiddenError("Internal request contained invalid signature.")
+
+    async def _session_keys(self) -> None:
+        """The leader of a sessioned group keeps a session key in the config topic, renewed every
+        `inter.worker.key.ttl.ms` (and at once when the configured algorithm or size changes)."""
+        while True:
+            await asyncio.sleep(1.0)
+            if not (self.member.sessioned and self.member.is_leader):
+                continue
+            config = self._config
+            algorithm, size = config["inter.worker.key.generation.algorithm"], config["inter.worker.key.size"]
+            ttl = config["inter.worker.key.ttl.ms"]
+            now = int(time.time() * 1000)
+            key = self._session_key()
+            due = (
+                key is None
+                or (ttl > 0 and now > key.created_ms + ttl)
+                or key.algorithm != algorithm
+                or len(key.key) != (DEFAULT_KEY_BYTES[algorithm] if size is None else size // 8)
+            )
+            if not due:
+                continue
+            try:
+                await self._store.put_session_key(new_key(algorithm, size, now).to_json())
+                log.info("new session key written to the config topic (%s)", algorithm)
+            except ConnectError as e:
+                log.warning("could not write a new session key: %s", e)
+
+    async def put_task_configs(
+        self, name: str, configs: list[dict[str, str]], signature: RequestSignature | None = None
+    ) -> None:
+        self._verify(signature)  # on whichever worker receives it, as Connect does
         self._require_leader()
         if name not in self._store.snapshot.connectors:
             raise NotFoundError(f"Connector {name} not found")
@@ -423,7 +501,8 @@ class DistributedHerder(StandaloneHerder, RebalanceListener):
 
     async def restart_task(self, name: str, task: int) -> None:
         t = ConnectorTaskId(name, task)
-        if t not in self._assigned_tasks:
+        assignment = self.member.assignment
+        if assignment is None or t not in assignment.tasks:  # (not what runs now: a restart may be under way)
             if task >= len(self._store.snapshot.tasks.get(name, [])):
                 raise NotFoundError(f"Task {name}-{task} not found")
             owner = self._status_store.task_states.get((name, task), {}).get("worker_id")

@@ -14,6 +14,7 @@ import enum
 from collections.abc import Mapping
 from typing import Any
 
+from connect_worker.runtime.request_signature import RequestSignature
 from connect_worker.storage.configs import TargetState as TargetState  # part of the Herder interface
 
 
@@ -309,7 +310,9 @@ class Herder(abc.ABC):
     @abc.abstractmethod
     async def task_configs(self, name: str) -> list[TaskInfo]: ...
 
-    async def put_task_configs(self, name: str, configs: list[dict[str, str]]) -> None:
+    async def put_task_configs(
+        self, name: str, configs: list[dict[str, str]], signature: RequestSignature | None = None
+    ) -> None:
         """The internal `POST /connectors/{c}/tasks`: a worker running the connector hands its task configs to the
         leader, which writes them (distributed mode only)."""
         raise NotImplementedError(

@@ -13,6 +13,7 @@ from connect_worker.api.config import at_least, one_of
 from connect_worker.runtime.config_providers import PROVIDERS_KEY, ConfigTransformer
 
 JSON_CONVERTER = "org.apache.kafka.connect.json.JsonConverter"
+HMAC_ALGORITHMS = ("HmacSHA256", "HmacSHA512", "HmacSHA384", "HmacSHA224", "HmacSHA1")
 SIMPLE_HEADER_CONVERTER = "org.apache.kafka.connect.storage.SimpleHeaderConverter"
 
 WORKER_CONFIG_DEF = (
@@ -242,10 +243,44 @@ WORKER_CONFIG_DEF = (
     .define(
         "connect.protocol",
         ConfigType.STRING,
-        "compatible",
-        validator=one_of("compatible"),
-        documentation="Distributed: the group protocol. Only 'compatible' (incremental cooperative, KIP-415) is "
-        "spoken: 'sessioned' (KIP-507 signed inter-worker requests) and 'eager' are not supported yet.",
+        "sessioned",
+        validator=one_of("sessioned", "compatible"),
+        documentation="Distributed: the group protocol. 'sessioned' (KIP-507: inter-worker requests signed with a "
+        "session key the leader keeps in the config topic) or 'compatible' (incremental cooperative, KIP-415, "
+        "unsigned); a group runs the newest every member offers. 'eager' is not supported.",
+    )
+    .define(
+        "inter.worker.key.generation.algorithm",
+        ConfigType.STRING,
+        "HmacSHA256",
+        validator=one_of(*HMAC_ALGORITHMS),
+        documentation="Distributed, sessioned: the algorithm of the session keys the leader makes.",
+    )
+    .define(
+        "inter.worker.key.size",
+        ConfigType.INT,
+        None,
+        documentation="Distributed, sessioned: session key size in bits (default: the algorithm's own).",
+    )
+    .define(
+        "inter.worker.key.ttl.ms",
+        ConfigType.INT,
+        3600000,
+        validator=at_least(0),
+        documentation="Distributed, sessioned: how long a session key is used before the leader makes a new one.",
+    )
+    .define(
+        "inter.worker.signature.algorithm",
+        ConfigType.STRING,
+        "HmacSHA256",
+        validator=one_of(*HMAC_ALGORITHMS),
+        documentation="Distributed, sessioned: the MAC this worker signs its inter-worker requests with.",
+    )
+    .define(
+        "inter.worker.verification.algorithms",
+        ConfigType.LIST,
+        "HmacSHA256",
+        documentation="Distributed, sessioned: the MACs this worker accepts on inter-worker requests.",
     )
     .define(
         "connector.client.config.override.policy",

@@ -25,6 +25,7 @@ from connect_worker.runtime.connect_protocol import (
     COMPATIBLE,
     CONFIG_MISMATCH,
     PROTOCOL_VERSIONS,
+    SESSIONED,
     Assignment,
     WorkerState,
     decode_assignment,
@@ -72,6 +73,7 @@ class WorkerGroupMember:
         heartbeat_interval_ms: int,
         rebalance_timeout_ms: int,
         max_delay_ms: int,
+        protocols: Sequence[str] = (COMPATIBLE,),
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._client = client
@@ -82,6 +84,8 @@ class WorkerGroupMember:
         self._heartbeat_s = heartbeat_interval_ms / 1000
         self._rebalance_timeout_ms = rebalance_timeout_ms
         self._assignor = IncrementalAssignor(max_delay_ms)
+        self._protocols = tuple(protocols)  # offered in this order of preference
+        self.protocol: str | None = None  # the one the group runs
         self._clock = clock
         self.member_id = ""
         self.generation = -1
@@ -104,6 +108,11 @@ class WorkerGroupMember:
     def is_leader(self) -> bool:
         a = self.assignment
         return a is not None and not self._rejoin.is_set() and a.leader == self.member_id
+
+    @property
+    def sessioned(self) -> bool:
+        """Whether the group runs the `sessioned` protocol: inter-worker requests are signed and checked."""
+        return self.protocol == SESSIONED
 
     @property
     def rebalancing(self) -> bool:
@@ -214,12 +223,13 @@ class WorkerGroupMember:
             self.group_id,
             self.member_id,
             PROTOCOL_TYPE,
-            join_protocols(state, [COMPATIBLE]),
+            join_protocols(state, self._protocols),
             session_timeout_ms=int(self._session_s * 1000),
             rebalance_timeout_ms=self._rebalance_timeout_ms,
         )
         self.member_id = joined.member_id
         self.generation = joined.generation
+        self.protocol = joined.protocol
         self._confirmed = self._clock()
         assignments: dict[str, bytes] = {}
         if joined.leader_id == joined.member_id:

@@ -43,6 +43,7 @@ class ConfigSnapshot:
     connectors: dict[str, dict[str, str | None]] = dataclasses.field(default_factory=dict)
     tasks: dict[str, list[dict[str, str]]] = dataclasses.field(default_factory=dict)
     target_states: dict[str, TargetState] = dataclasses.field(default_factory=dict)
+    session_key: Any = None  # the `session-key` record's value (distributed, sessioned protocol)
     _pending_tasks: dict[str, dict[int, dict[str, str]]] = dataclasses.field(default_factory=dict)
 
     def target_state(self, name: str) -> TargetState:
@@ -79,7 +80,9 @@ class ConfigSnapshot:
                     self.target_states[name] = TargetState(raw)
                 except ValueError:
                     log.warning("config topic: unknown target state %r for %s; ignored", raw, name)
-        # session keys, restart requests, fencing and logger records are distributed-mode only: ignored
+        elif key == "session-key":
+            self.session_key = value
+        # restart requests, fencing and logger records: the distributed herder reacts to them as they are read
 
 
 def _properties(value: Any) -> dict[str, str | None]:
@@ -165,6 +168,9 @@ class ConfigStore:
     async def stop(self) -> None:
         if self._tail is not None:
             await self._tail.stop()
+
+    async def put_session_key(self, value: Mapping[str, Any]) -> None:
+        await self._write([("session-key", dict(value))])
 
     async def put_restart_request(self, name: str, *, include_tasks: bool, only_failed: bool) -> None:
         await self._write([(f"restart-connector-{name}", {"include-tasks": include_tasks, "only-failed": only_failed})])

@@ -14,6 +14,7 @@ from starlette.routing import Route
 
 from connect_worker.api.errors import NotFoundError
 from connect_worker.runtime.herder import ConnectorInfo, Herder
+from connect_worker.runtime.request_signature import RequestSignature
 from rest import dto
 from rest.errors import RestError
 from rest.responses import empty_response, json_response
@@ -168,7 +169,8 @@ class ConnectorsResource:
         if not isinstance(body, list) or not all(isinstance(x, dict) for x in body):
             raise RestError(400, "Task configs must be a JSON array of objects")
         configs = [{str(k): str(v) for k, v in x.items()} for x in body]
-        await self.herder.put_task_configs(path_param(request, "connector"), configs)
+        signature = RequestSignature.from_headers(request.headers, await request.body())
+        await self.herder.put_task_configs(path_param(request, "connector"), configs, signature)
         return empty_response(204)
 
     async def get_task_status(self, request: Request) -> Response:

@@ -29,12 +29,13 @@ from tests.worker_support import drop_slot_and_database, postgres_connector, wai
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(420)]
 
 
-@pytest.fixture
+@pytest.fixture(params=["java-first", "ours-first"])
 async def mixed_cluster(
-    kafka_bootstrap: str, pg_port: int
+    request: pytest.FixtureRequest, kafka_bootstrap: str, pg_port: int
 ) -> AsyncIterator[tuple[ConnectDebezium, WorkerProcess, httpx.AsyncClient]]:
+    """The first worker to join leads: each order makes the other language's worker the follower that hands its
+    task configs (signed) to the leader."""
     java = ConnectDebezium(kafka_bootstrap=kafka_bootstrap, name=unique_token("mix"), pg_port=pg_port)
-    await asyncio.to_thread(java.start)
     props = {
         **worker_properties(kafka_bootstrap, java.name),
         "group.id": java.group_id,
@@ -46,7 +47,12 @@ async def mixed_cluster(
     }
     ours = WorkerProcess(WorkerConfig.from_properties(props), PluginRegistry.from_entry_points(), distributed=True)
     try:
-        await ours.start()
+        if request.param == "java-first":
+            await asyncio.to_thread(java.start)
+            await ours.start()
+        else:
+            await ours.start()
+            await asyncio.to_thread(java.start)
         async with httpx.AsyncClient(base_url=props["listeners"], timeout=60) as client:
             yield java, ours, client
     finally:
@@ -74,6 +80,8 @@ async def test_java_and_python_workers_share_one_cluster(
         await wait_for(lambda: _joined(herder), timeout=60)
         leader_url = herder.member.leader_url
         assert leader_url is not None
+        # Connect's default protocol on both sides: inter-worker requests are signed with the leader's session key
+        assert herder.member.protocol == "sessioned"
         for name in names:
             dsn = create_database(pg_port, name)
             with psycopg.connect(dsn, autocommit=True) as conn:

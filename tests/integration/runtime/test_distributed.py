@@ -20,6 +20,7 @@ from connect_worker.kafka.reader import read_to_end
 from connect_worker.runtime.distributed_herder import DistributedHerder
 from connect_worker.runtime.herder import ConnectorTaskId
 from connect_worker.runtime.plugins import PluginRegistry
+from connect_worker.runtime.request_signature import SessionKey, signature_headers
 from connect_worker.runtime.source_task import WorkerSourceTask
 from connect_worker.runtime.worker_config import WorkerConfig
 from tests.worker_support import wait_for, worker_properties
@@ -315,3 +316,66 @@ async def test_stop_offsets_restart_and_resume_work_from_any_worker(cluster: Clu
     starts = sum(cluster.herder(i).task_starts.get(ConnectorTaskId("ops", 0), 0) for i in range(2))
     assert starts >= 4, starts  # first start, resume, restart with tasks, and two task restarts (one per worker ask)
     assert owner in {w.config.worker_id for w, _ in cluster.workers}
+
+
+async def test_the_sessioned_group_signs_inter_worker_requests(cluster: Cluster, tmp_path: Path) -> None:
+    """KIP-507: the group runs `sessioned` (Connect's default), the leader keeps a session key in the config topic,
+    task configs handed to the leader are signed, and an internal request without a valid signature is refused
+    with Connect's answers."""
+    for _ in range(2):
+        await cluster.add()
+    await cluster.settled(0, 0)
+    assert all(cluster.herder(i).member.protocol == "sessioned" for i in range(2))
+
+    async def key_known() -> bool:
+        return all(cluster.herder(i)._session_key() is not None for i in range(2))
+
+    await wait_for(key_known)
+    key = cluster.herder(0)._session_key()
+    assert key is not None and key.algorithm == "HmacSHA256" and len(key.key) == 32
+    follower = next(c for i, (_, c) in enumerate(cluster.workers) if not cluster.herder(i).member.is_leader)
+    # the followers' own hand-over works: connectors whose instance runs on the follower get their tasks
+    for i in range(2):
+        r = await follower.post("/connectors", json={"name": f"s{i}", "config": _file_connector(tmp_path, f"s{i}")})
+        assert r.status_code == 201, r.text
+    await cluster.settled(2, 2)
+
+    body = b'[{"task.class":"x"}]'
+    unsigned = await follower.post("/connectors/s0/tasks", content=body, headers={"Content-Type": "application/json"})
+    assert unsigned.status_code == 400
+    assert unsigned.json()["message"] == "Internal request missing required signature"
+    forged = SessionKey(b"\0" * 32, "HmacSHA256", 0)
+    bad = await follower.post(
+        "/connectors/s0/tasks",
+        content=body,
+        headers={"Content-Type": "application/json", **signature_headers(forged, "HmacSHA256", body)},
+    )
+    assert bad.status_code == 403
+    assert bad.json()["message"] == "Internal request contained invalid signature."
+    other_mac = await follower.post(
+        "/connectors/s0/tasks",
+        content=body,
+        headers={"Content-Type": "application/json", **signature_headers(key, "HmacSHA512", body)},
+    )
+    assert other_mac.status_code == 400 and "key signing algorithm" in other_mac.json()["message"]
+    tasks_before = (await follower.get("/connectors/s0/tasks")).json()
+    assert [t["config"].get("task.class") for t in tasks_before] != ["x"]  # nothing refused was written
+
+
+async def test_a_compatible_member_makes_the_group_unsigned(kafka_bootstrap: str, tmp_path: Path) -> None:
+    """A member offering only `compatible` (connect.protocol=compatible, or an older worker) makes the whole group
+    run it: internal requests are then not signed and not checked, as in Connect."""
+    cluster = Cluster(kafka_bootstrap, PluginRegistry.from_entry_points(), **{"scheduled.rebalance.max.delay.ms": "0"})
+    try:
+        await cluster.add()
+        cluster.extra["connect.protocol"] = "compatible"
+        await cluster.add()
+        await cluster.settled(0, 0)
+        assert {cluster.herder(i).member.protocol for i in range(2)} == {"compatible"}
+        client = cluster.workers[1][1]
+        for i in range(2):
+            r = await client.post("/connectors", json={"name": f"c{i}", "config": _file_connector(tmp_path, f"c{i}")})
+            assert r.status_code == 201, r.text
+        await cluster.settled(2, 2)
+    finally:
+        await cluster.close()
