@@ -208,7 +208,7 @@ class WorkerProcess:
         }
         if self.distributed:
             herder = DistributedHerder(member_factory=self._group_member, offsets=self.offsets, **parts)
-            worker.produce_gate = herder.member.fresh
+            worker.produce_gate = herder.member.may_produce
             self.herder = herder
         else:
             self.herder = StandaloneHerder(**parts)

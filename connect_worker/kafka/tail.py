@@ -108,10 +108,11 @@ class TopicTail:
         self._error = e
         self._progress.set()
 
-    def _ends(self) -> dict[int, int]:
+    def _ends(self) -> dict[int, tuple[int, int]]:
+        """Each partition's (low, high) watermarks; high is the last stable offset (read_committed)."""
         probe = self._probe
         assert probe is not None
-        return {p: _watermarks(probe, TopicPartition(self.topic, p), 30)[1] for p in self._partitions}
+        return {p: _watermarks(probe, TopicPartition(self.topic, p), 30) for p in self._partitions}
 
     async def read_to_end(self, timeout: float = 30.0) -> None:
         """Return once every record in the topic now has been handed to the callback."""
@@ -121,7 +122,8 @@ class TopicTail:
             raise RetriableError(f"Could not read the end offsets of {self.topic}: {e}") from e
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
-        while any(self._positions.get(p, 0) < end for p, end in ends.items()):
+        # a partition whose records are all gone (low == high) has nothing to hand over: no position to wait for
+        while any(max(self._positions.get(p, 0), low) < high for p, (low, high) in ends.items()):
             if self._error is not None:
                 raise RetriableError(f"Reading {self.topic} stopped: {self._error}")
             self._progress.clear()
@@ -140,3 +142,36 @@ class TopicTail:
         if self._probe is not None:
             await asyncio.to_thread(self._probe.close)
             self._probe = None
+
+
+class TopicFollower:
+    """Where a store's reading of its topic stands (the next offset of each partition it has applied), and the
+    tail that keeps it reading once it is followed: the config, status and offsets stores share it."""
+
+    def __init__(self, config: Mapping[str, Any], topic: str) -> None:
+        self._config = dict(config)
+        self.topic = topic
+        self.next: dict[int, int] = {}
+        self._tail: TopicTail | None = None
+
+    @property
+    def following(self) -> bool:
+        return self._tail is not None
+
+    def advance(self, records: Sequence[TopicRecord]) -> None:
+        for r in records:
+            self.next[r.partition] = max(self.next.get(r.partition, 0), r.offset + 1)
+
+    async def follow(self, on_records: Callable[[Sequence[TopicRecord]], None]) -> None:
+        """Hand `on_records` every record after those already applied, as the topic grows."""
+        self._tail = TopicTail(self._config, self.topic, on_records, start=self.next)
+        await self._tail.start()
+
+    async def read_to_end(self) -> None:
+        """When followed: wait until every record in the topic now has been handed over."""
+        if self._tail is not None:
+            await self._tail.read_to_end()
+
+    async def stop(self) -> None:
+        if self._tail is not None:
+            await self._tail.stop()

@@ -16,6 +16,7 @@ Only the leader writes the config topic, so its records stay in one order.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import time
@@ -58,8 +59,6 @@ from connect_worker.storage.status import StatusStore
 
 log = logging.getLogger(__name__)
 
-_TASK_CONFIG_RETRIES = 6
-
 
 def _post_task_configs(url: str, body: bytes, headers: Mapping[str, str]) -> None:
     req = urllib.request.Request(url, data=body, method="POST", headers={"Content-Type": "application/json", **headers})
@@ -86,6 +85,10 @@ class DistributedHerder(StandaloneHerder, RebalanceListener):
         self._assigned_tasks: dict[ConnectorTaskId, dict[str, str]] = {}  # the task configs they run with
         self._known: set[str] = set()  # connectors the config topic names (to tell an addition from a change)
         self.task_starts: dict[ConnectorTaskId, int] = {}  # how many times each task was started here
+        self._halting = False  # stopping: nothing more is started
+        self._publishing: dict[str, asyncio.Task[None]] = {}  # per connector: its task configs on the way
+        self._task_connector_configs: dict[ConnectorTaskId, dict[str, str | None]] = {}  # what each task was built from
+        self._write_lock = asyncio.Lock()  # the leader's connector creation: check and write as one
         self.failure: BaseException | None = None
 
     @property
@@ -116,7 +119,8 @@ class DistributedHerder(StandaloneHerder, RebalanceListener):
             raise
         except BaseException as e:  # noqa: BLE001 - kept for health and the log
             self.failure = e
-            log.error("this worker left its cluster: %s", e)
+            log.error("this worker left its cluster: %s; stopping its work", e)
+            await self.member.stop_work()  # not a member any more: others will run it
 
     def health(self) -> tuple[str, str]:
         if self.failure is not None:
@@ -124,14 +128,17 @@ class DistributedHerder(StandaloneHerder, RebalanceListener):
         return super().health()
 
     async def stop(self) -> None:
+        """Stop the work while still a member (heartbeats go on meanwhile), then leave the group: the others
+        take the work over at once, and never while it still runs here."""
+        self._halting = True
+        await self.background.cancel_all()
+        async with self._lock:
+            await asyncio.gather(*(self._worker.stop_connector(name) for name in list(self._connectors)))
         for task in (self._member_task, self._key_task):
             if task is not None:
                 task.cancel()
                 await asyncio.gather(task, return_exceptions=True)
-        await self.background.cancel_all()
-        async with self._lock:
-            await asyncio.gather(*(self._worker.stop_connector(name) for name in list(self._connectors)))
-        await self.member.stop()  # others take the work once it has stopped here
+        await self.member.stop()
         await self._store.stop()
         await self._status_store.stop()
         await self._offsets.stop()
@@ -158,6 +165,7 @@ class DistributedHerder(StandaloneHerder, RebalanceListener):
 
     async def _stop_task(self, task: ConnectorTaskId) -> None:
         self._assigned_tasks.pop(task, None)
+        self._task_connector_configs.pop(task, None)
         await self._worker.stop_task(task)
         c = self._connectors.get(task.connector)
         if c is not None:
@@ -178,10 +186,13 @@ class DistributedHerder(StandaloneHerder, RebalanceListener):
     async def _reconcile(self, assignment: Assignment) -> None:
         """Start what the assignment gives this worker and does not run here yet."""
         async with self._lock:
-            snap = self._store.snapshot
+            if self._halting or assignment is not self.member.assignment:
+                return  # stopping, or a newer assignment came meanwhile (it is reconciled by its own call)
             missing = [t for t in assignment.tasks if t not in self._assigned_tasks]
-            if any(t.task >= len(snap.tasks.get(t.connector, [])) for t in missing):
-                await self._store.read_to_end()
+            if any(t.task >= len(self._store.snapshot.tasks.get(t.connector, [])) for t in missing):
+                with contextlib.suppress(ConnectError):  # those still without a config are logged below
+                    await self._store.read_to_end()
+            snap = self._store.snapshot
             for name in assignment.connectors:
                 if name not in self._assigned_connectors and name in snap.connectors:
                     self._assigned_connectors.add(name)
@@ -207,9 +218,13 @@ class DistributedHerder(StandaloneHerder, RebalanceListener):
             log.warning("task %s assigned, but the config topic has no config for it; not started", t)
             return
         props = props_list[t.task]
-        await self._offsets.read_to_end()  # the task starts from what its last owner committed, wherever it ran
+        try:
+            await self._offsets.read_to_end()  # the task starts from what its last owner committed, wherever it ran
+        except ConnectError as e:  # started all the same: from an older commit at worst (duplicates, no loss)
+            log.warning("task %s starts without the offsets topic read to its end: %s", t, e)
         c = self._record(t.connector)
         self._assigned_tasks[t] = props
+        self._task_connector_configs[t] = dict(c.config)
         self.task_starts[t] = self.task_starts.get(t, 0) + 1
         c.task_states[t.task] = (State.UNASSIGNED, None)
         try:
@@ -222,39 +237,73 @@ class DistributedHerder(StandaloneHerder, RebalanceListener):
 
     # -- the connector's tasks: generated where the connector runs, written by the leader -----------------
     async def _generate_and_start_tasks(self, c: ConnectorRecord) -> None:
-        try:
-            full = self._worker.task_configs(c.name)
-        except Exception as e:  # noqa: BLE001
-            self._set_connector_state(c, State.FAILED, self._trace(e))
-            return
-        if self._store.snapshot.tasks.get(c.name) != full:
-            self.background.start(self._publish_task_configs(c.name, full), name=f"task configs {c.name}")
+        self._publish(c.name, force=False)
 
     async def reconfigure_tasks(self, name: str) -> None:
-        async with self._lock:
-            c = self._connectors.get(name)
-            if c is not None and self._worker.is_running(name):
-                await self._generate_and_start_tasks(c)
+        if self._worker.is_running(name):
+            self._publish(name, force=False)
 
-    async def _publish_task_configs(self, name: str, configs: list[dict[str, str]]) -> None:
-        body = json.dumps(configs).encode()
+    def _publish(self, name: str, *, force: bool) -> None:
+        """Hand the connector's task configs to the leader: one hand-over per connector at a time, the newest
+        replacing one still retrying (so an older set never lands after a newer one). `force`: write them even
+        when they equal the stored ones (the connector's config changed: the tasks must restart with it, as
+        Connect rewrites them)."""
+        previous = self._publishing.pop(name, None)
+        if previous is not None:
+            previous.cancel()
+        task = asyncio.get_running_loop().create_task(
+            self._publish_task_configs(name, force=force), name=f"task configs {name}"
+        )
+        self._publishing[name] = task
+
+        def done(t: asyncio.Task[None]) -> None:
+            if self._publishing.get(name) is t:
+                del self._publishing[name]
+            if not t.cancelled() and t.exception() is not None:
+                log.error("task configs of %s: %s", name, t.exception())
+
+        task.add_done_callback(done)
+
+    async def _publish_task_configs(self, name: str, *, force: bool) -> None:
+        """Generate the task configs and have the leader write them, until it is done (retrying without end, as
+        Connect does, with the configs generated again each time), or the connector no longer runs here STARTED
+        or PAUSED."""
         delay = 0.25
-        for attempt in range(_TASK_CONFIG_RETRIES):
+        attempt = 0
+        while True:
+            c = self._connectors.get(name)
+            if (
+                self._halting
+                or c is None
+                or name not in self._assigned_connectors
+                or not self._worker.is_running(name)
+                or self._target(name) is TargetState.STOPPED
+            ):
+                return
+            try:
+                configs = self._worker.task_configs(name)
+            except Exception as e:  # noqa: BLE001 - the connector's own failure
+                self._set_connector_state(c, State.FAILED, self._trace(e))
+                return
+            if not force and self._store.snapshot.tasks.get(name) == configs:
+                return
+            attempt += 1
             try:
                 if self.member.is_leader:
-                    await self._store.put_task_configs(name, configs)
+                    if name in self._store.snapshot.connectors:
+                        await self._store.put_task_configs(name, configs)
                     return
                 leader = self.member.leader_url
                 if leader is not None:
+                    body = json.dumps(configs).encode()
                     url = f"{leader.rstrip('/')}/connectors/{quote(name, safe='')}/tasks"
                     headers = {**self._internal_headers, **self._signed(body)}
                     await asyncio.to_thread(_post_task_configs, url, body, headers)
                     return
             except (OSError, ConnectError) as e:
-                log.warning("task configs of %s not handed to the leader (attempt %d): %s", name, attempt + 1, e)
+                log.warning("task configs of %s not handed to the leader (attempt %d): %s", name, attempt, e)
             await asyncio.sleep(delay)
-            delay = min(delay * 2, 8.0)
-        log.error("task configs of %s could not be written; they will be generated again", name)
+            delay = min(delay * 2, 30.0)
 
     # -- signed inter-worker requests (the sessioned protocol) ----------------------------------------------
     def _session_key(self) -> SessionKey | None:
@@ -321,6 +370,7 @@ class DistributedHerder(StandaloneHerder, RebalanceListener):
         self, name: str, configs: list[dict[str, str]], signature: RequestSignature | None = None
     ) -> None:
         self._verify(signature)  # on whichever worker receives it, as Connect does
+        await self._settled()
         self._require_leader()
         if name not in self._store.snapshot.connectors:
             raise NotFoundError(f"Connector {name} not found")
@@ -352,14 +402,18 @@ class DistributedHerder(StandaloneHerder, RebalanceListener):
             if name in self._assigned_connectors:
                 self._record(name)
                 await self._start_connector(name)
+                self._publish(name, force=True)  # its tasks restart with the new connector config, wherever they run
                 log.info("connector %s restarted with its new config", name)
 
     async def _task_configs_changed(self, name: str) -> None:
-        """Tasks running here whose config changed start again with the new one."""
+        """Tasks running here whose config, or whose connector's config, changed start again with the new one."""
         async with self._lock:
             configs = self._store.snapshot.tasks.get(name, [])
+            connector_config = self._store.snapshot.connectors.get(name)
             for t, props in list(self._assigned_tasks.items()):
-                if t.connector == name and t.task < len(configs) and configs[t.task] != props:
+                if t.connector != name or t.task >= len(configs):
+                    continue
+                if configs[t.task] != props or self._task_connector_configs.get(t) != connector_config:
                     await self._stop_task(t)
                     await self._start_assigned_task(t)
 
@@ -435,6 +489,11 @@ class DistributedHerder(StandaloneHerder, RebalanceListener):
         return TaskState(State(raw["state"]), raw.get("worker_id", ""), raw.get("trace"), raw.get("version"), id=task)
 
     # -- writes: the leader's ------------------------------------------------------------------------------
+    async def _settled(self, timeout: float = 60.0) -> None:
+        """Wait for a rebalance under way to end before deciding who answers a write (Connect's herder queues
+        requests during a rebalance); after `timeout` the request gets the 409 of a cluster without a leader."""
+        await self.member.wait_stable(timeout)
+
     def _require_leader(self) -> None:
         if not self.member.is_leader:
             raise NotLeaderError("Cannot complete request because worker is not leader", self.member.leader_url)
@@ -447,36 +506,40 @@ class DistributedHerder(StandaloneHerder, RebalanceListener):
         allow_replace: bool,
         initial_state: TargetState | None = None,
     ) -> tuple[bool, ConnectorInfo]:
+        await self._settled()
         self._require_leader()
-        exists = name in self._store.snapshot.connectors
-        if exists and not allow_replace:
-            raise AlreadyExistsError(f"Connector {name} already exists")
-        cfg = dict(config)
-        cfg.setdefault("name", name)
-        infos = await self.validate_connector_config(None, cfg)
-        if infos.error_count:
-            raise BadRequestError(invalid_config_message(infos))
-        self._require_leader()  # validation may take long: still the leader?
-        await self._store.put_connector_config(name, cfg, None if exists else initial_state)
-        return not exists, self._info(ConnectorRecord(name, cfg))
+        async with self._write_lock:  # a second create of the same name waits, then finds it exists
+            exists = name in self._store.snapshot.connectors
+            if exists and not allow_replace:
+                raise AlreadyExistsError(f"Connector {name} already exists")
+            cfg = dict(config)
+            cfg.setdefault("name", name)
+            infos = await self.validate_connector_config(None, cfg)
+            if infos.error_count:
+                raise BadRequestError(invalid_config_message(infos))
+            self._require_leader()  # validation may take long: still the leader?
+            await self._store.put_connector_config(name, cfg, None if exists else initial_state)
+            return not exists, self._info(ConnectorRecord(name, cfg))
 
     async def delete_connector(self, name: str) -> None:
+        await self._settled()
         self._require_leader()
         self._get(name)
         await self._store.remove_connector(name)
         log.info("connector %s deleted", name)
 
+    # pause and resume are written by the worker asked, as Connect's AbstractHerder does (no leader needed)
     async def pause_connector(self, name: str) -> None:
-        self._require_leader()
+        await self._store.read_to_end()
         self._get(name, f"Unknown connector {name}")
         await self._store.put_target_state(name, TargetState.PAUSED)
 
     async def resume_connector(self, name: str) -> None:
-        self._require_leader()
         self._get(name, f"Unknown connector {name}")
         await self._store.put_target_state(name, TargetState.STARTED)
 
     async def stop_connector(self, name: str) -> None:
+        await self._settled()
         self._require_leader()
         self._get(name, f"Unknown connector {name}")
         await self._store.put_task_configs(name, [])
@@ -485,6 +548,7 @@ class DistributedHerder(StandaloneHerder, RebalanceListener):
     async def restart_connector(
         self, name: str, *, include_tasks: bool, only_failed: bool
     ) -> ConnectorStateInfo | None:
+        await self._settled()
         self._require_leader()
         if name not in self._store.snapshot.connectors:
             raise NotFoundError(f"Unknown connector: {name}")
@@ -500,6 +564,7 @@ class DistributedHerder(StandaloneHerder, RebalanceListener):
         return plan
 
     async def restart_task(self, name: str, task: int) -> None:
+        await self._settled()
         t = ConnectorTaskId(name, task)
         assignment = self.member.assignment
         if assignment is None or t not in assignment.tasks:  # (not what runs now: a restart may be under way)
@@ -509,8 +574,18 @@ class DistributedHerder(StandaloneHerder, RebalanceListener):
             scheme = self._config.advertised_listener.scheme
             raise NotLeaderError(f"Task {t} is not assigned to this worker", f"{scheme}://{owner}" if owner else None)
         async with self._lock:
+            if t not in self._assigned_tasks:  # revoked while this request waited
+                raise NotLeaderError(f"Task {t} is not assigned to this worker", None)
             await self._stop_task(t)
             await self._start_assigned_task(t)
+
+    async def alter_connector_offsets(self, name: str, offsets: list[ConnectorOffset]) -> str:
+        await self._settled()
+        return await super().alter_connector_offsets(name, offsets)
+
+    async def reset_connector_offsets(self, name: str) -> str:
+        await self._settled()
+        return await super().reset_connector_offsets(name)
 
     def _stopped(self, name: str) -> ConnectorRecord:
         """Offsets may change only for a connector STOPPED with no task configs (so no task runs anywhere)."""

@@ -514,7 +514,12 @@ class WorkerSourceTask:
         return True
 
     async def commit_offsets(self) -> bool:
-        """Write the committable offsets, then tell the task. True when the flush succeeded."""
+        """Write the committable offsets, then tell the task. True when the flush succeeded. Nothing is written
+        while this worker's membership is unconfirmed or lost (distributed mode): the task may run elsewhere by
+        now, and its successor's newer offsets must not be overwritten (its records are sent again instead)."""
+        if self._gate is not None and not self._gate():
+            log.warning("task %s: offsets not committed: this worker's membership is unconfirmed", self.id)
+            return False
         async with self._commit_lock:
             started = time.monotonic()
             self._producer.poll()

@@ -42,7 +42,14 @@ PROTOCOL_TYPE = "connect"
 _MEMBER_GONE = {"UNKNOWN_MEMBER_ID", "FENCED_INSTANCE_ID"}
 _GENERATION_GONE = {"ILLEGAL_GENERATION"}
 _REJOIN = {"REBALANCE_IN_PROGRESS"}
-_FATAL = {"INCONSISTENT_GROUP_PROTOCOL", "GROUP_AUTHORIZATION_FAILED", "INVALID_GROUP_ID", "INVALID_SESSION_TIMEOUT"}
+_FATAL = {
+    "INCONSISTENT_GROUP_PROTOCOL",
+    "GROUP_AUTHORIZATION_FAILED",
+    "INVALID_GROUP_ID",
+    "INVALID_SESSION_TIMEOUT",
+    "GROUP_MAX_SIZE_REACHED",
+    "UNSUPPORTED_VERSION",
+}
 
 
 class RebalanceListener(Protocol):
@@ -93,21 +100,26 @@ class WorkerGroupMember:
         self.assignment: Assignment | None = None
         self._rejoin = asyncio.Event()
         self._rejoin.set()  # the first join
+        self._stable = asyncio.Event()  # set between the end of a rebalance and the start of the next
         self._rejoin_at: float | None = None
         self._confirmed = float("-inf")  # when the coordinator last confirmed the membership
+        self._rebalance_s = rebalance_timeout_ms / 1000
+        self._joining_since: float | None = None  # a join under way (the member counts as one until its timeout)
+        self._idle = False  # its work stopped after the membership was lost, to be taken up again by the next join
         self._stopping = False
         self.rebalances = 0
 
     # -- what the herder reads ------------------------------------------------------------------------
     @property
     def leader_url(self) -> str | None:
+        """The leader's URL while the group is stable (None during a rebalance: requests get a 409 then)."""
         a = self.assignment
-        return None if a is None or a.failed or self._rejoin.is_set() else a.leader_url
+        return None if a is None or a.failed or self.rebalancing or self._idle else a.leader_url
 
     @property
     def is_leader(self) -> bool:
         a = self.assignment
-        return a is not None and not self._rejoin.is_set() and a.leader == self.member_id
+        return a is not None and self.leader_url is not None and a.leader == self.member_id and self.fresh()
 
     @property
     def sessioned(self) -> bool:
@@ -116,15 +128,29 @@ class WorkerGroupMember:
 
     @property
     def rebalancing(self) -> bool:
-        return self._rejoin.is_set()
+        return self._rejoin.is_set() or self._joining_since is not None
 
     def fresh(self) -> bool:
-        """Whether the coordinator confirmed this member within the session timeout (a stopped process resumed
-        after it sees False until a heartbeat gets through)."""
-        return self._clock() - self._confirmed < self._session_s
+        """Whether the coordinator confirmed this member within the session timeout, or a join under way has not
+        passed the rebalance timeout (the coordinator keeps a joining member that long). A stopped process resumed
+        after either sees False until a heartbeat or a join gets through."""
+        now = self._clock()
+        if self._joining_since is not None and now - self._joining_since < self._rebalance_s:
+            return True
+        return now - self._confirmed < self._session_s
+
+    def may_produce(self) -> bool:
+        """The tasks' gate: a member whose membership is confirmed and not lost (its work stopped meanwhile)."""
+        return not self._idle and self.fresh()
 
     def request_rejoin(self) -> None:
+        self._stable.clear()
         self._rejoin.set()
+
+    async def wait_stable(self, timeout: float) -> None:
+        """Return once no rebalance is under way (or after `timeout`)."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._stable.wait(), timeout)
 
     # -- the loop ---------------------------------------------------------------------------------------
     async def run(self) -> None:
@@ -132,7 +158,13 @@ class WorkerGroupMember:
         while not self._stopping:
             try:
                 if self._rejoin.is_set():
-                    await self._join()
+                    try:
+                        await self._join()
+                    except BaseException:
+                        self.request_rejoin()  # a join or sync cut short is made again
+                        raise
+                    finally:
+                        self._joining_since = None
                     backoff = 0.1
                 else:
                     await self._heartbeat_once()
@@ -145,8 +177,6 @@ class WorkerGroupMember:
                 await self._expire_if_stale()
                 await asyncio.sleep(backoff)
                 backoff = min(backoff * 2, 2.0)
-                if self.generation < 0:
-                    self._rejoin.set()
 
     async def _membership_error(self, e: GroupError) -> None:
         if e.name in _REJOIN:
@@ -156,20 +186,19 @@ class WorkerGroupMember:
             if e.name in _MEMBER_GONE:
                 self.member_id = ""
             self.generation = -1
-            await self._revoke_all()
+            await self.stop_work()
         else:
             log.warning("group %s: %s; joining again", self.group_id, e)
             await asyncio.sleep(0.5)
-        self._rejoin.set()
+        self.request_rejoin()
 
     async def _expire_if_stale(self) -> None:
-        if self.assignment is not None and not self.fresh():
+        if self.assignment is not None and not self._idle and not self.fresh():
             log.warning(
                 "group %s: no heartbeat got through for a session timeout; stopping this worker's work",
                 self.group_id,
             )
-            self.generation = -1
-            await self._revoke_all()
+            await self.stop_work()
 
     @contextlib.asynccontextmanager
     async def _heartbeating(self, generation: int) -> AsyncIterator[None]:
@@ -193,10 +222,16 @@ class WorkerGroupMember:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
 
-    async def _revoke_all(self) -> None:
+    async def stop_work(self) -> None:
+        """Stop everything this worker runs while its membership is in doubt. The assignment is kept and reported
+        at the next join, as a Connect worker reports its own: the leader then leaves it here (nothing is "lost", no
+        `scheduled.rebalance.max.delay.ms` wait) unless another member runs it meanwhile (then both are told to
+        stop it and it is assigned again), and this worker starts again what it is left."""
         a = self.assignment
-        self.assignment = None
-        if a is not None and (a.connectors or a.tasks):
+        if self._idle or a is None:
+            return
+        self._idle = True
+        if a.connectors or a.tasks:
             await self._listener.on_revoked(a.connectors, a.tasks)
 
     async def _heartbeat_once(self) -> None:
@@ -209,15 +244,17 @@ class WorkerGroupMember:
             return
         if self._rejoin_at is not None and self._clock() >= self._rejoin_at:
             self._rejoin_at = None
-            self._rejoin.set()
+            self.request_rejoin()
             return
         await self._expire_if_stale()
         await self._client.heartbeat(self.group_id, self.generation, self.member_id)
         self._confirmed = self._clock()
 
     async def _join(self) -> None:
+        self._stable.clear()
         self._rejoin.clear()
         self._rejoin_at = None
+        self._joining_since = self._clock()
         state = WorkerState(self.url, self._listener.config_offset(), self.assignment)
         joined = await self._client.join(
             self.group_id,
@@ -297,6 +334,7 @@ class WorkerGroupMember:
             delay=new.delay,
         )
         self.assignment = merged
+        self._idle = False
         self._last_completed_generation = generation
         log.info(
             "group %s generation %d: leader %s; this worker runs %d connectors and %d tasks (%d/%d new, %d/%d revoked)",
@@ -313,13 +351,16 @@ class WorkerGroupMember:
         self._listener.on_assigned(merged, generation)
         if new.revoked_connectors or new.revoked_tasks:
             self.request_rejoin()  # the revoked work goes to others in the next round
-        elif new.delay > 0:
+            return
+        if new.delay > 0:
             self._rejoin_at = self._clock() + new.delay / 1000
+        if not self._rejoin.is_set():
+            self._stable.set()
 
     async def stop(self) -> None:
         """Leave the group (others take this worker's work at once) and close the connection."""
         self._stopping = True
-        self._rejoin.set()
+        self.request_rejoin()
         if self.member_id:
             with contextlib.suppress(ConnectError, OSError):
                 await self._client.leave(self.group_id, self.member_id)

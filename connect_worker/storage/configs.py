@@ -21,7 +21,7 @@ from connect_worker.api import ConfigError
 from connect_worker.kafka.admin import TopicAdmin
 from connect_worker.kafka.producer import AsyncProducer
 from connect_worker.kafka.reader import TopicRecord, read_to_end
-from connect_worker.kafka.tail import TopicTail
+from connect_worker.kafka.tail import TopicFollower
 from connect_worker.storage import internal_json
 from connect_worker.storage.offsets import ensure_compacted_topic
 
@@ -113,8 +113,7 @@ class ConfigStore:
         self._consumer_config = dict(consumer_config)
         self._rf = replication_factor
         self.snapshot = ConfigSnapshot()
-        self.offset = 0  # the next offset of the topic to read: how far the snapshot goes (Connect's offset)
-        self._tail: TopicTail | None = None
+        self._follower = TopicFollower(consumer_config, topic)
         self._on_change: Callable[[str, Any], None] | None = None
 
     async def start(self) -> ConfigSnapshot:
@@ -138,9 +137,14 @@ class ConfigStore:
         log.info("read config topic %s: %d connectors", self.topic, len(self.snapshot.connectors))
         return self.snapshot
 
+    @property
+    def offset(self) -> int:
+        """The next offset of the topic to read: how far the snapshot goes (Connect's config offset)."""
+        return self._follower.next.get(0, 0)
+
     def _read(self, records: Sequence[TopicRecord]) -> None:
+        self._follower.advance(records)
         for r in records:
-            self.offset = max(self.offset, r.offset + 1)
             if r.key is None:
                 continue
             try:
@@ -157,17 +161,14 @@ class ConfigStore:
         """Keep reading the topic after start(): each record is applied, then `on_change(key, value)` is called
         (distributed mode, where other workers write the topic too)."""
         self._on_change = on_change
-        self._tail = TopicTail(self._consumer_config, self.topic, self._read, start={0: self.offset})
-        await self._tail.start()
+        await self._follower.follow(self._read)
 
     async def read_to_end(self) -> None:
         """Wait until every record in the topic now has been applied (when followed)."""
-        if self._tail is not None:
-            await self._tail.read_to_end()
+        await self._follower.read_to_end()
 
     async def stop(self) -> None:
-        if self._tail is not None:
-            await self._tail.stop()
+        await self._follower.stop()
 
     async def put_session_key(self, value: Mapping[str, Any]) -> None:
         await self._write([("session-key", dict(value))])

@@ -19,7 +19,7 @@ from connect_worker.api.javacompat import java_hashmap_order
 from connect_worker.kafka.admin import TopicAdmin
 from connect_worker.kafka.producer import AsyncProducer
 from connect_worker.kafka.reader import TopicRecord, read_to_end
-from connect_worker.kafka.tail import TopicTail
+from connect_worker.kafka.tail import TopicFollower
 from connect_worker.storage import internal_json
 
 log = logging.getLogger(__name__)
@@ -97,8 +97,7 @@ class OffsetStore:
         # connector -> key bytes -> StoredOffset (offset None = reset but partition known)
         self._data: dict[str, dict[bytes, StoredOffset]] = {}
         self._written_here: set[bytes] = set()  # keys this worker wrote since it started
-        self._next: dict[int, int] = {}  # partition -> the next offset to read
-        self._tail: TopicTail | None = None
+        self._follower = TopicFollower(consumer_config, topic)
 
     async def check_topic(self) -> None:
         """Raise OffsetsTopicLost when the topic is gone or no longer compacted. Asks for every topic's metadata:
@@ -136,24 +135,21 @@ class OffsetStore:
         log.info("read %d records from offsets topic %s (%d connectors)", len(records), self.topic, len(self._data))
 
     def _read(self, records: Sequence[TopicRecord]) -> None:
+        self._follower.advance(records)
         for r in records:
-            self._next[r.partition] = max(self._next.get(r.partition, 0), r.offset + 1)
             self._apply(r.key, r.value)
 
     async def follow(self) -> None:
         """Keep reading the topic after start() (distributed mode: other workers' tasks commit offsets too, and
         a task that moves here must start from its predecessor's last commit)."""
-        self._tail = TopicTail(self._consumer_config, self.topic, self._read, start=self._next)
-        await self._tail.start()
+        await self._follower.follow(self._read)
 
     async def read_to_end(self) -> None:
         """When followed: wait until every offset committed to the topic so far is known here."""
-        if self._tail is not None:
-            await self._tail.read_to_end()
+        await self._follower.read_to_end()
 
     async def stop(self) -> None:
-        if self._tail is not None:
-            await self._tail.stop()
+        await self._follower.stop()
 
     def _apply(self, key: bytes | None, value: bytes | None) -> None:
         parsed = self._parse(key, value)
@@ -201,7 +197,12 @@ class OffsetStore:
     async def refresh(self, connector: str) -> None:
         """Read the topic to its end again and take `connector`'s committed offsets from it: what a transaction
         that was still open when the worker started (a zombie's, committed or aborted since) left behind. An
-        exactly-once task calls it after fencing its predecessor and before it reads its offsets."""
+        exactly-once task calls it after fencing its predecessor and before it reads its offsets. A followed store
+        (distributed mode) has every record applied in topic order: reading to the end is enough, and keys this
+        worker wrote before get the newer values other workers committed since."""
+        if self._follower.following:
+            await self._follower.read_to_end()
+            return
         records = await read_to_end(self._consumer_config, self.topic)
         fresh: dict[bytes, StoredOffset] = {}
         for r in records:

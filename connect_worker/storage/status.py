@@ -18,7 +18,7 @@ from typing import Any
 from connect_worker.kafka.admin import TopicAdmin
 from connect_worker.kafka.producer import AsyncProducer
 from connect_worker.kafka.reader import TopicRecord, read_to_end
-from connect_worker.kafka.tail import TopicTail
+from connect_worker.kafka.tail import TopicFollower
 from connect_worker.storage import internal_json
 from connect_worker.storage.offsets import ensure_compacted_topic
 
@@ -49,8 +49,7 @@ class StatusStore:
         self.connector_states: dict[str, dict[str, Any]] = {}
         self.task_states: dict[tuple[str, int], dict[str, Any]] = {}
         self.generation = 0  # the group generation this worker's statuses are written in (distributed mode)
-        self._next: dict[int, int] = {}
-        self._tail: TopicTail | None = None
+        self._follower = TopicFollower(consumer_config, topic)
 
     async def start(self) -> None:
         await ensure_compacted_topic(
@@ -63,8 +62,8 @@ class StatusStore:
         self._read(await read_to_end(self._consumer_config, self.topic))
 
     def _read(self, records: Sequence[TopicRecord]) -> None:
+        self._follower.advance(records)
         for r in records:
-            self._next[r.partition] = max(self._next.get(r.partition, 0), r.offset + 1)
             if r.key is None:
                 continue
             key = r.key.decode("utf-8", "replace")
@@ -96,12 +95,10 @@ class StatusStore:
 
     async def follow(self) -> None:
         """Keep reading the topic after start() (distributed mode: every worker's statuses)."""
-        self._tail = TopicTail(self._consumer_config, self.topic, self._read, start=self._next)
-        await self._tail.start()
+        await self._follower.follow(self._read)
 
     async def stop(self) -> None:
-        if self._tail is not None:
-            await self._tail.stop()
+        await self._follower.stop()
 
     def _send(self, key: str, value: Any) -> None:
         payload = None if value is None else internal_json.dumps(value)
