@@ -413,3 +413,47 @@ async def test_a_worker_that_lost_its_membership_takes_its_own_work_up_again(
 
 async def _stopped_work(herder: DistributedHerder) -> bool:
     return bool(herder.member._idle or herder.member.member_id != "connect-forgotten")
+
+
+async def test_a_restarted_cluster_resumes_as_it_was(kafka_bootstrap: str, tmp_path: Path) -> None:
+    """Every worker stopped, then a new set started on the same topics: the connectors, their task configs and
+    target states come back from the config topic (a paused connector stays paused)."""
+    first = Cluster(kafka_bootstrap, PluginRegistry.from_entry_points(), **{"scheduled.rebalance.max.delay.ms": "0"})
+    second = Cluster(kafka_bootstrap, PluginRegistry.from_entry_points(), **{"scheduled.rebalance.max.delay.ms": "0"})
+    second.prefix, second.extra = first.prefix, dict(first.extra)
+    try:
+        for _ in range(2):
+            await first.add()
+        await first.settled(0, 0)
+        client = first.workers[0][1]
+        for i in range(3):
+            r = await client.post("/connectors", json={"name": f"r{i}", "config": _file_connector(tmp_path, f"r{i}")})
+            assert r.status_code == 201, r.text
+        await first.settled(3, 3)
+        assert (await client.put("/connectors/r1/pause")).status_code == 202
+        await first.close()
+        for _ in range(2):
+            await second.add()
+        await second.settled(3, 3)
+
+        ids = {w.config.worker_id for w, _ in second.workers}
+
+        async def states() -> dict[str, list[str]] | None:
+            """The statuses once the new workers wrote them all (the old workers' are in the topic too)."""
+            out = {}
+            for name in ("r0", "r1", "r2"):
+                r = await second.workers[1][1].get(f"/connectors/{name}/status")
+                if r.status_code != 200:
+                    return None
+                s = r.json()
+                parts = [s["connector"], *s["tasks"]]
+                if len(parts) != 2 or any(p["worker_id"] not in ids for p in parts):
+                    return None
+                out[name] = [p["state"] for p in parts]
+            return out if "UNASSIGNED" not in str(out) else None
+
+        got = await wait_for(states)
+        assert got == {"r0": ["RUNNING", "RUNNING"], "r1": ["PAUSED", "PAUSED"], "r2": ["RUNNING", "RUNNING"]}
+    finally:
+        await first.close()
+        await second.close()
