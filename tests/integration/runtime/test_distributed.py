@@ -117,6 +117,12 @@ def _file_connector(tmp_path: Path, name: str) -> dict[str, str]:
     return {"connector.class": "FileStreamSource", "file": str(source), "topic": f"{name}-lines"}
 
 
+async def _create_file_connectors(client: httpx.AsyncClient, tmp_path: Path, names: list[str]) -> None:
+    for name in names:
+        r = await client.post("/connectors", json={"name": name, "config": _file_connector(tmp_path, name)})
+        assert r.status_code == 201, r.text
+
+
 async def _statuses(client: httpx.AsyncClient, names: list[str]) -> dict[str, Any]:
     out = {}
     for name in names:
@@ -182,9 +188,7 @@ async def test_a_joining_worker_takes_work_without_restarting_what_stays(cluster
     await cluster.add()
     await cluster.settled(0, 0)
     names = [f"j{i}" for i in range(3)]
-    for name in names:
-        r = await first.post("/connectors", json={"name": name, "config": _file_connector(tmp_path, name)})
-        assert r.status_code == 201, r.text
+    await _create_file_connectors(first, tmp_path, names)
     before = await cluster.settled(3, 3)
     starts_before = {t: n for i in range(2) for t, n in cluster.herder(i).task_starts.items()}
     assert all(n == 1 for n in starts_before.values())
@@ -206,9 +210,7 @@ async def test_a_leaving_worker_hands_its_work_over(cluster: Cluster, tmp_path: 
         await cluster.add()
     await cluster.settled(0, 0)
     client = cluster.workers[0][1]
-    for name in ("l0", "l1", "l2"):
-        r = await client.post("/connectors", json={"name": name, "config": _file_connector(tmp_path, name)})
-        assert r.status_code == 201, r.text
+    await _create_file_connectors(client, tmp_path, ["l0", "l1", "l2"])
     owners = await cluster.settled(3, 3)
     leaving = cluster.workers[1][0]
     gone = {x for x, w in owners.items() if w == leaving.config.worker_id}
@@ -335,9 +337,7 @@ async def test_the_sessioned_group_signs_inter_worker_requests(cluster: Cluster,
     assert key is not None and key.algorithm == "HmacSHA256" and len(key.key) == 32
     follower = next(c for i, (_, c) in enumerate(cluster.workers) if not cluster.herder(i).member.is_leader)
     # the followers' own hand-over works: connectors whose instance runs on the follower get their tasks
-    for i in range(2):
-        r = await follower.post("/connectors", json={"name": f"s{i}", "config": _file_connector(tmp_path, f"s{i}")})
-        assert r.status_code == 201, r.text
+    await _create_file_connectors(follower, tmp_path, [f"s{i}" for i in range(2)])
     await cluster.settled(2, 2)
 
     body = b'[{"task.class":"x"}]'
@@ -373,9 +373,7 @@ async def test_a_compatible_member_makes_the_group_unsigned(kafka_bootstrap: str
         await cluster.settled(0, 0)
         assert {cluster.herder(i).member.protocol for i in range(2)} == {"compatible"}
         client = cluster.workers[1][1]
-        for i in range(2):
-            r = await client.post("/connectors", json={"name": f"c{i}", "config": _file_connector(tmp_path, f"c{i}")})
-            assert r.status_code == 201, r.text
+        await _create_file_connectors(client, tmp_path, [f"c{i}" for i in range(2)])
         await cluster.settled(2, 2)
     finally:
         await cluster.close()
@@ -393,9 +391,7 @@ async def test_a_worker_that_lost_its_membership_takes_its_own_work_up_again(
             await cluster.add()
         await cluster.settled(0, 0)
         client = cluster.workers[0][1]
-        for i in range(2):
-            r = await client.post("/connectors", json={"name": f"m{i}", "config": _file_connector(tmp_path, f"m{i}")})
-            assert r.status_code == 201, r.text
+        await _create_file_connectors(client, tmp_path, [f"m{i}" for i in range(2)])
         before = await cluster.settled(2, 2)
         member = cluster.herder(1).member
         mine = {x for x, w in before.items() if w == cluster.workers[1][0].config.worker_id}
@@ -426,9 +422,7 @@ async def test_a_restarted_cluster_resumes_as_it_was(kafka_bootstrap: str, tmp_p
             await first.add()
         await first.settled(0, 0)
         client = first.workers[0][1]
-        for i in range(3):
-            r = await client.post("/connectors", json={"name": f"r{i}", "config": _file_connector(tmp_path, f"r{i}")})
-            assert r.status_code == 201, r.text
+        await _create_file_connectors(client, tmp_path, [f"r{i}" for i in range(3)])
         await first.settled(3, 3)
         assert (await client.put("/connectors/r1/pause")).status_code == 202
         await first.close()
