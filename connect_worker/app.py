@@ -36,7 +36,7 @@ from connect_worker.runtime.request_signature import digest_available
 from connect_worker.runtime.standalone_herder import StandaloneHerder
 from connect_worker.runtime.transformation_chain import TransformationChain
 from connect_worker.runtime.worker import Worker as RuntimeWorker
-from connect_worker.runtime.worker_config import HMAC_ALGORITHMS, WorkerConfig
+from connect_worker.runtime.worker_config import DISTRIBUTED_ONLY, HMAC_ALGORITHMS, WorkerConfig
 from connect_worker.runtime.worker_group import RebalanceListener, WorkerGroupMember
 from connect_worker.storage.configs import ConfigStore
 from connect_worker.storage.offsets import OffsetStore
@@ -123,6 +123,8 @@ class WorkerProcess:
         self.distributed = distributed
         if distributed:
             _check_distributed(config)
+        else:
+            _warn_distributed_only(config)
         # key material and credentials first: a bad file stops the worker before any client is created
         self._security = _RestSecurity.from_config(config)
         base = _kafka_base(config)
@@ -292,6 +294,14 @@ class WorkerProcess:
 
 
 HMACS = ", ".join(HMAC_ALGORITHMS)
+
+
+def _warn_distributed_only(config: WorkerConfig) -> list[str]:
+    """The distributed-mode keys a standalone worker was given: each named in a warning (and returned)."""
+    keys = sorted(set(DISTRIBUTED_ONLY) & set(config.raw))
+    for key in keys:
+        log.warning("%s is a distributed-mode setting: ignored by this standalone worker", key)
+    return keys
 
 
 def _check_distributed(config: WorkerConfig) -> None:

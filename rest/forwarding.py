@@ -7,15 +7,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import ssl
-import urllib.error
-import urllib.request
 from urllib.parse import urlencode
 
 from starlette.requests import Request
 from starlette.responses import Response
 
 from connect_worker.runtime.herder import NotLeaderError
+from connect_worker.runtime.inter_worker import http_request
 from rest.errors import RestError
 
 log = logging.getLogger(__name__)
@@ -32,17 +30,6 @@ def _forwarded_url(request: Request, base: str, recursive: bool) -> str:
     return base.rstrip("/") + request.url.path + "?" + urlencode(query)
 
 
-def _send(url: str, method: str, headers: dict[str, str], body: bytes | None) -> tuple[int, bytes, str | None]:
-    req = urllib.request.Request(url, data=body, method=method, headers=headers)
-    # verified as any HTTPS client verifies (the system's trust store): the user's credentials travel with it
-    context = ssl.create_default_context() if url.startswith("https:") else None
-    try:
-        with urllib.request.urlopen(req, timeout=_TIMEOUT_S, context=context) as response:
-            return response.status, response.read(), response.headers.get("Content-Type")
-    except urllib.error.HTTPError as e:
-        return e.code, e.read(), e.headers.get("Content-Type")
-
-
 async def forward(request: Request, error: NotLeaderError) -> Response:
     flag = request.query_params.get("forward")
     if flag is not None and flag.lower() == "false":
@@ -56,7 +43,7 @@ async def forward(request: Request, error: NotLeaderError) -> Response:
     log.debug("forwarding %s %s to %s", request.method, request.url.path, url)
     try:
         status, content, media_type = await asyncio.to_thread(
-            _send, url, request.method, headers, body if body else None
+            http_request, url, request.method, headers, body if body else None, _TIMEOUT_S
         )
     except OSError as e:
         raise RestError(500, f"IO Error trying to forward REST request: {e}") from e

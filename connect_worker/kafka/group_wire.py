@@ -29,15 +29,24 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-import struct
 from collections.abc import Sequence
 from typing import ClassVar, Final
 
-from connect_worker.api import ConnectError
+from connect_worker.kafka.wire_types import (
+    I8,
+    I16,
+    I32,
+    MalformedData,
+    Reader,
+    bytes_,
+    compact_bytes,
+    compact_nullable_string,
+    compact_string,
+    nullable_string,
+    string,
+    uvarint,
+)
 
-_I8: Final = struct.Struct(">b")
-_I16: Final = struct.Struct(">h")
-_I32: Final = struct.Struct(">i")
 _EMPTY_TAGS: Final = b"\x00"  # a flexible structure without tagged fields: a count of 0
 
 
@@ -90,50 +99,8 @@ def error_name(code: int) -> str:
         return f"ERROR_{code}"
 
 
-class MalformedResponse(ConnectError):
+class MalformedResponse(MalformedData):
     """A response that does not parse by its schema (truncated, a null where none is allowed, bytes left over)."""
-
-
-# -- encoding primitives ---------------------------------------------------------------------------------------
-
-
-def _string(value: str) -> bytes:
-    raw = value.encode()
-    if len(raw) > 0x7FFF:
-        raise ValueError(f"string of {len(raw)} bytes is longer than an int16-length string can be")
-    return _I16.pack(len(raw)) + raw
-
-
-def _nullable_string(value: str | None) -> bytes:
-    return _I16.pack(-1) if value is None else _string(value)
-
-
-def _bytes(value: bytes) -> bytes:
-    return _I32.pack(len(value)) + value
-
-
-def _uvarint(value: int) -> bytes:
-    out = bytearray()
-    while value > 0x7F:
-        out.append((value & 0x7F) | 0x80)
-        value >>= 7
-    out.append(value)
-    return bytes(out)
-
-
-def _compact_nullable_string(value: str | None) -> bytes:
-    if value is None:
-        return b"\x00"
-    raw = value.encode()
-    return _uvarint(len(raw) + 1) + raw
-
-
-def _compact_string(value: str) -> bytes:
-    return _compact_nullable_string(value)
-
-
-def _compact_bytes(value: bytes) -> bytes:
-    return _uvarint(len(value) + 1) + value
 
 
 # -- requests --------------------------------------------------------------------------------------------------
@@ -149,7 +116,7 @@ class FindCoordinatorRequest:
     FLEXIBLE: ClassVar[bool] = False
 
     def encode_body(self) -> bytes:
-        return _string(self.key) + _I8.pack(self.key_type)
+        return string(self.key) + I8.pack(self.key_type)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -167,16 +134,16 @@ class JoinGroupRequest:
 
     def encode_body(self) -> bytes:
         parts = [
-            _string(self.group_id),
-            _I32.pack(self.session_timeout_ms),
-            _I32.pack(self.rebalance_timeout_ms),
-            _string(self.member_id),
-            _nullable_string(None),  # group instance id: no static membership
-            _string(self.protocol_type),
-            _I32.pack(len(self.protocols)),
+            string(self.group_id),
+            I32.pack(self.session_timeout_ms),
+            I32.pack(self.rebalance_timeout_ms),
+            string(self.member_id),
+            nullable_string(None),  # group instance id: no static membership
+            string(self.protocol_type),
+            I32.pack(len(self.protocols)),
         ]
         for name, metadata in self.protocols:
-            parts += (_string(name), _bytes(metadata))
+            parts += (string(name), bytes_(metadata))
         return b"".join(parts)
 
 
@@ -195,16 +162,16 @@ class SyncGroupRequest:
 
     def encode_body(self) -> bytes:
         parts = [
-            _compact_string(self.group_id),
-            _I32.pack(self.generation_id),
-            _compact_string(self.member_id),
-            _compact_nullable_string(None),  # group instance id
-            _compact_nullable_string(self.protocol_type),
-            _compact_nullable_string(self.protocol_name),
-            _uvarint(len(self.assignments) + 1),
+            compact_string(self.group_id),
+            I32.pack(self.generation_id),
+            compact_string(self.member_id),
+            compact_nullable_string(None),  # group instance id
+            compact_nullable_string(self.protocol_type),
+            compact_nullable_string(self.protocol_name),
+            uvarint(len(self.assignments) + 1),
         ]
         for member_id, assignment in self.assignments:
-            parts += (_compact_string(member_id), _compact_bytes(assignment), _EMPTY_TAGS)
+            parts += (compact_string(member_id), compact_bytes(assignment), _EMPTY_TAGS)
         parts.append(_EMPTY_TAGS)
         return b"".join(parts)
 
@@ -220,7 +187,7 @@ class HeartbeatRequest:
     FLEXIBLE: ClassVar[bool] = False
 
     def encode_body(self) -> bytes:
-        return _string(self.group_id) + _I32.pack(self.generation_id) + _string(self.member_id) + _nullable_string(None)
+        return string(self.group_id) + I32.pack(self.generation_id) + string(self.member_id) + nullable_string(None)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -233,9 +200,9 @@ class LeaveGroupRequest:
     FLEXIBLE: ClassVar[bool] = False
 
     def encode_body(self) -> bytes:
-        parts = [_string(self.group_id), _I32.pack(len(self.member_ids))]
+        parts = [string(self.group_id), I32.pack(len(self.member_ids))]
         for member_id in self.member_ids:
-            parts += (_string(member_id), _nullable_string(None))
+            parts += (string(member_id), nullable_string(None))
         return b"".join(parts)
 
 
@@ -245,114 +212,24 @@ Request = FindCoordinatorRequest | JoinGroupRequest | SyncGroupRequest | Heartbe
 def encode_request(request: Request, *, correlation_id: int, client_id: str | None) -> bytes:
     """The whole frame to write: int32 size, request header (v1, or v2 for a flexible request), body."""
     header = (
-        _I16.pack(request.API_KEY)
-        + _I16.pack(request.VERSION)
-        + _I32.pack(correlation_id)
-        + _nullable_string(client_id)  # an int16-length string even in header v2
+        I16.pack(request.API_KEY)
+        + I16.pack(request.VERSION)
+        + I32.pack(correlation_id)
+        + nullable_string(client_id)  # an int16-length string even in header v2
     )
     if request.FLEXIBLE:
         header += _EMPTY_TAGS
     payload = header + request.encode_body()
-    return _I32.pack(len(payload)) + payload
+    return I32.pack(len(payload)) + payload
 
 
 # -- decoding --------------------------------------------------------------------------------------------------
 
 
-class _Reader:
-    """A cursor over one response; every read checks the bytes are there."""
-
-    __slots__ = ("_data", "_pos")
-
-    def __init__(self, data: bytes) -> None:
-        self._data = data
-        self._pos = 0
-
-    def _take(self, n: int) -> bytes:
-        end = self._pos + n
-        if n < 0 or end > len(self._data):
-            raise MalformedResponse(f"response truncated: {n} bytes wanted at offset {self._pos} of {len(self._data)}")
-        chunk = self._data[self._pos : end]
-        self._pos = end
-        return chunk
-
-    def int8(self) -> int:
-        return int(_I8.unpack(self._take(1))[0])
-
-    def int16(self) -> int:
-        return int(_I16.unpack(self._take(2))[0])
-
-    def int32(self) -> int:
-        return int(_I32.unpack(self._take(4))[0])
-
-    def uvarint(self) -> int:
-        value = shift = 0
-        while True:
-            byte = self._take(1)[0]
-            value |= (byte & 0x7F) << shift
-            if not byte & 0x80:
-                return value
-            shift += 7
-            if shift > 28:
-                raise MalformedResponse("unsigned varint longer than 5 bytes")
-
-    def nullable_string(self) -> str | None:
-        n = self.int16()
-        return None if n == -1 else self._utf8(self._take(n))
-
-    def string(self) -> str:
-        value = self.nullable_string()
-        if value is None:
-            raise MalformedResponse("null where the schema has a non-nullable string")
-        return value
-
-    def bytes_(self) -> bytes:
-        n = self.int32()
-        if n == -1:
-            raise MalformedResponse("null where the schema has non-nullable bytes")
-        return self._take(n)
-
-    def array_length(self) -> int:
-        n = self.int32()
-        if n == -1:
-            raise MalformedResponse("null where the schema has a non-nullable array")
-        return n
-
-    def compact_nullable_string(self) -> str | None:
-        n = self.uvarint()
-        return None if n == 0 else self._utf8(self._take(n - 1))
-
-    def compact_bytes(self) -> bytes:
-        n = self.uvarint()
-        if n == 0:
-            raise MalformedResponse("null where the schema has non-nullable bytes")
-        return self._take(n - 1)
-
-    def skip_tagged_fields(self) -> None:
-        """Tagged fields this client has no use for (none of its versions defines one): skipped by their size."""
-        for _ in range(self.uvarint()):
-            self.uvarint()  # tag
-            self._take(self.uvarint())
-
-    def rest(self) -> bytes:
-        return self._data[self._pos :]
-
-    def end(self) -> None:
-        if self._pos != len(self._data):
-            raise MalformedResponse(f"{len(self._data) - self._pos} bytes left after the response")
-
-    @staticmethod
-    def _utf8(raw: bytes) -> str:
-        try:
-            return raw.decode()
-        except UnicodeDecodeError as e:
-            raise MalformedResponse(f"string is not UTF-8: {e}") from e
-
-
 def decode_response_header(payload: bytes, *, flexible: bool) -> tuple[int, bytes]:
     """Split a response (without its size prefix) into its correlation id and body. A flexible request's response
     has header v1, whose tagged fields are skipped."""
-    reader = _Reader(payload)
+    reader = Reader(payload, MalformedResponse)
     correlation_id = reader.int32()
     if flexible:
         reader.skip_tagged_fields()
@@ -420,7 +297,7 @@ Response = FindCoordinatorResponse | JoinGroupResponse | SyncGroupResponse | Hea
 
 
 def decode_find_coordinator(body: bytes) -> FindCoordinatorResponse:
-    r = _Reader(body)
+    r = Reader(body, MalformedResponse)
     response = FindCoordinatorResponse(
         throttle_time_ms=r.int32(),
         error_code=r.int16(),
@@ -434,7 +311,7 @@ def decode_find_coordinator(body: bytes) -> FindCoordinatorResponse:
 
 
 def decode_join_group(body: bytes) -> JoinGroupResponse:
-    r = _Reader(body)
+    r = Reader(body, MalformedResponse)
     throttle_time_ms, error_code, generation_id = r.int32(), r.int16(), r.int32()
     protocol_name, leader, member_id = r.string(), r.string(), r.string()
     members = tuple(
@@ -446,7 +323,7 @@ def decode_join_group(body: bytes) -> JoinGroupResponse:
 
 
 def decode_sync_group(body: bytes) -> SyncGroupResponse:
-    r = _Reader(body)
+    r = Reader(body, MalformedResponse)
     response = SyncGroupResponse(
         throttle_time_ms=r.int32(),
         error_code=r.int16(),
@@ -460,14 +337,14 @@ def decode_sync_group(body: bytes) -> SyncGroupResponse:
 
 
 def decode_heartbeat(body: bytes) -> HeartbeatResponse:
-    r = _Reader(body)
+    r = Reader(body, MalformedResponse)
     response = HeartbeatResponse(throttle_time_ms=r.int32(), error_code=r.int16())
     r.end()
     return response
 
 
 def decode_leave_group(body: bytes) -> LeaveGroupResponse:
-    r = _Reader(body)
+    r = Reader(body, MalformedResponse)
     throttle_time_ms, error_code = r.int32(), r.int16()
     members = tuple(
         LeaveGroupMemberResponse(member_id=r.string(), group_instance_id=r.nullable_string(), error_code=r.int16())

@@ -12,11 +12,10 @@ Pure: bytes in, frozen values out.
 from __future__ import annotations
 
 import dataclasses
-import struct
 from collections.abc import Iterable, Sequence
 
-from connect_worker.api import ConnectError
 from connect_worker.api.javacompat import java_hashset_order
+from connect_worker.kafka.wire_types import I16, I32, I64, MalformedData, Reader, nullable_bytes, string
 from connect_worker.runtime.herder import ConnectorTaskId
 
 CONNECTOR_TASK = -1
@@ -29,7 +28,7 @@ SESSIONED = "sessioned"
 PROTOCOL_VERSIONS = {EAGER: 0, COMPATIBLE: 1, SESSIONED: 2}
 
 
-class ConnectProtocolError(ConnectError):
+class ConnectProtocolError(MalformedData):
     """A join payload that cannot be read (truncated, or of a version below 0)."""
 
 
@@ -62,69 +61,7 @@ class WorkerState:
     assignment: Assignment | None = None
 
 
-class _Writer:
-    def __init__(self) -> None:
-        self.parts: list[bytes] = []
-
-    def int16(self, v: int) -> None:
-        self.parts.append(struct.pack(">h", v))
-
-    def int32(self, v: int) -> None:
-        self.parts.append(struct.pack(">i", v))
-
-    def int64(self, v: int) -> None:
-        self.parts.append(struct.pack(">q", v))
-
-    def string(self, v: str) -> None:
-        raw = v.encode("utf-8")
-        self.int16(len(raw))
-        self.parts.append(raw)
-
-    def nullable_bytes(self, v: bytes | None) -> None:
-        if v is None:
-            self.int32(-1)
-        else:
-            self.int32(len(v))
-            self.parts.append(v)
-
-    def bytes(self) -> bytes:
-        return b"".join(self.parts)
-
-
-class _Reader:
-    def __init__(self, data: bytes) -> None:
-        self.data = data
-        self.pos = 0
-
-    @property
-    def at_end(self) -> bool:
-        return self.pos >= len(self.data)
-
-    def _take(self, n: int) -> bytes:
-        if n < 0 or self.pos + n > len(self.data):
-            raise ConnectProtocolError(f"Connect group payload truncated at byte {self.pos} (needs {n} more)")
-        out = self.data[self.pos : self.pos + n]
-        self.pos += n
-        return out
-
-    def int16(self) -> int:
-        return int(struct.unpack(">h", self._take(2))[0])
-
-    def int32(self) -> int:
-        return int(struct.unpack(">i", self._take(4))[0])
-
-    def int64(self) -> int:
-        return int(struct.unpack(">q", self._take(8))[0])
-
-    def string(self) -> str:
-        return self._take(self.int16()).decode("utf-8")
-
-    def nullable_bytes(self) -> bytes | None:
-        n = self.int32()
-        return None if n < 0 else self._take(n)
-
-
-def _header(r: _Reader) -> int:
+def _header(r: Reader) -> int:
     version = r.int16()
     if version < 0:
         raise ConnectProtocolError(f"Unsupported subscription version: {version}")
@@ -144,25 +81,19 @@ def _grouped(
     return out
 
 
-def _write_connector_assignments(w: _Writer, grouped: dict[str, list[int]] | None) -> None:
-    if grouped is None:
-        w.int32(-1)
-        return
-    w.int32(len(grouped))
+def _connector_assignments(grouped: dict[str, list[int]]) -> bytes:
+    parts = [I32.pack(len(grouped))]
     for connector, numbers in grouped.items():
-        w.string(connector)
-        w.int32(len(numbers))
-        for n in numbers:
-            w.int32(n)
+        parts += (string(connector), I32.pack(len(numbers)), *(I32.pack(n) for n in numbers))
+    return b"".join(parts)
 
 
-def _read_connector_assignments(r: _Reader) -> tuple[tuple[str, ...], tuple[ConnectorTaskId, ...]]:
-    count = r.int32()
+def _read_connector_assignments(r: Reader) -> tuple[tuple[str, ...], tuple[ConnectorTaskId, ...]]:
     connectors: list[str] = []
     tasks: list[ConnectorTaskId] = []
-    for _ in range(max(count, 0)):
+    for _ in range(r.nullable_array_length()):
         connector = r.string()
-        for _ in range(max(r.int32(), 0)):
+        for _ in range(r.nullable_array_length()):
             n = r.int32()
             if n == CONNECTOR_TASK:
                 connectors.append(connector)
@@ -172,21 +103,21 @@ def _read_connector_assignments(r: _Reader) -> tuple[tuple[str, ...], tuple[Conn
 
 
 def encode_assignment(a: Assignment) -> bytes:
-    w = _Writer()
-    w.int16(a.version)
-    w.int16(a.error)
-    w.string(a.leader)
-    w.string(a.leader_url)
-    w.int64(a.config_offset)
-    _write_connector_assignments(w, _grouped(a.connectors, a.tasks, hashed=True))
+    parts = [
+        I16.pack(a.version),
+        I16.pack(a.error),
+        string(a.leader),
+        string(a.leader_url),
+        I64.pack(a.config_offset),
+        _connector_assignments(_grouped(a.connectors, a.tasks, hashed=True)),
+    ]
     if a.version >= 1:
-        _write_connector_assignments(w, _grouped(a.revoked_connectors, a.revoked_tasks))
-        w.int32(a.delay)
-    return w.bytes()
+        parts += (_connector_assignments(_grouped(a.revoked_connectors, a.revoked_tasks)), I32.pack(a.delay))
+    return b"".join(parts)
 
 
 def decode_assignment(data: bytes) -> Assignment:
-    r = _Reader(data)
+    r = Reader(data, ConnectProtocolError)
     version = _header(r)
     error, leader, leader_url, offset = r.int16(), r.string(), r.string(), r.int64()
     connectors, tasks = _read_connector_assignments(r)
@@ -202,18 +133,15 @@ def decode_assignment(data: bytes) -> Assignment:
 
 def encode_metadata(state: WorkerState, protocol: str) -> bytes:
     version = PROTOCOL_VERSIONS[protocol]
-    w = _Writer()
-    w.int16(version)
-    w.string(state.url)
-    w.int64(state.config_offset)
+    parts = [I16.pack(version), string(state.url), I64.pack(state.config_offset)]
     if version >= 1:
         a = state.assignment
-        w.nullable_bytes(None if a is None else encode_assignment(dataclasses.replace(a, version=version)))
-    return w.bytes()
+        parts.append(nullable_bytes(None if a is None else encode_assignment(dataclasses.replace(a, version=version))))
+    return b"".join(parts)
 
 
 def decode_metadata(data: bytes) -> WorkerState:
-    r = _Reader(data)
+    r = Reader(data, ConnectProtocolError)
     version = _header(r)
     url, offset = r.string(), r.int64()
     assignment = None

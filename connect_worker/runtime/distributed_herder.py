@@ -20,7 +20,6 @@ import contextlib
 import json
 import logging
 import time
-import urllib.request
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 from urllib.parse import quote
@@ -41,6 +40,7 @@ from connect_worker.runtime.herder import (
     TargetState,
     TaskState,
 )
+from connect_worker.runtime.inter_worker import http_request
 from connect_worker.runtime.offsets_request import not_stopped_error
 from connect_worker.runtime.request_signature import (
     DEFAULT_KEY_BYTES,
@@ -60,46 +60,32 @@ from connect_worker.storage.status import StatusStore
 log = logging.getLogger(__name__)
 
 
-def _post_task_configs(url: str, body: bytes, headers: Mapping[str, str]) -> None:
-    req = urllib.request.Request(url, data=body, method="POST", headers={"Content-Type": "application/json", **headers})
-    with urllib.request.urlopen(req, timeout=30) as response:
-        response.read()
-
-
 class DistributedHerder(StandaloneHerder, RebalanceListener):
     def __init__(
         self,
         *,
         member_factory: Callable[[RebalanceListener], WorkerGroupMember],
+        configs: ConfigStore,
+        statuses: StatusStore,
         offsets: OffsetStore,
-        internal_headers: Mapping[str, str] | None = None,
         **kwargs: Any,
     ) -> None:
-        super().__init__(**kwargs)
+        super().__init__(configs=configs, statuses=statuses, **kwargs)
+        self._store = configs  # followed, with what the standalone herder does not use (offset, session key, …)
+        self._status_store = statuses  # followed: every worker's statuses
         self.member = member_factory(self)
         self._offsets = offsets  # followed: tasks start from the last commit, wherever it was made
-        self._internal_headers = dict(internal_headers or {})
         self._member_task: asyncio.Task[None] | None = None
         self._key_task: asyncio.Task[None] | None = None
         self._assigned_connectors: set[str] = set()
-        self._assigned_tasks: dict[ConnectorTaskId, dict[str, str]] = {}  # the task configs they run with
+        # the tasks running here: the task config and the connector config each was built from
+        self._assigned_tasks: dict[ConnectorTaskId, tuple[dict[str, str], dict[str, str | None]]] = {}
         self._known: set[str] = set()  # connectors the config topic names (to tell an addition from a change)
         self.task_starts: dict[ConnectorTaskId, int] = {}  # how many times each task was started here
         self._halting = False  # stopping: nothing more is started
         self._publishing: dict[str, asyncio.Task[None]] = {}  # per connector: its task configs on the way
-        self._task_connector_configs: dict[ConnectorTaskId, dict[str, str | None]] = {}  # what each task was built from
         self._write_lock = asyncio.Lock()  # the leader's connector creation: check and write as one
         self.failure: BaseException | None = None
-
-    @property
-    def _store(self) -> ConfigStore:
-        assert isinstance(self._configs, ConfigStore)
-        return self._configs
-
-    @property
-    def _status_store(self) -> StatusStore:
-        assert isinstance(self._statuses, StatusStore)
-        return self._statuses
 
     # -- lifecycle --------------------------------------------------------------------------------------
     async def start(self) -> None:
@@ -165,7 +151,6 @@ class DistributedHerder(StandaloneHerder, RebalanceListener):
 
     async def _stop_task(self, task: ConnectorTaskId) -> None:
         self._assigned_tasks.pop(task, None)
-        self._task_connector_configs.pop(task, None)
         await self._worker.stop_task(task)
         c = self._connectors.get(task.connector)
         if c is not None:
@@ -223,8 +208,7 @@ class DistributedHerder(StandaloneHerder, RebalanceListener):
         except ConnectError as e:  # started all the same: from an older commit at worst (duplicates, no loss)
             log.warning("task %s starts without the offsets topic read to its end: %s", t, e)
         c = self._record(t.connector)
-        self._assigned_tasks[t] = props
-        self._task_connector_configs[t] = dict(c.config)
+        self._assigned_tasks[t] = (props, dict(c.config))
         self.task_starts[t] = self.task_starts.get(t, 0) + 1
         c.task_states[t.task] = (State.UNASSIGNED, None)
         try:
@@ -297,9 +281,11 @@ class DistributedHerder(StandaloneHerder, RebalanceListener):
                 if leader is not None:
                     body = json.dumps(configs).encode()
                     url = f"{leader.rstrip('/')}/connectors/{quote(name, safe='')}/tasks"
-                    headers = {**self._internal_headers, **self._signed(body)}
-                    await asyncio.to_thread(_post_task_configs, url, body, headers)
-                    return
+                    headers = {"Content-Type": "application/json", **self._signed(body)}
+                    status, answer, _ = await asyncio.to_thread(http_request, url, "POST", headers, body, 30.0)
+                    if status < 300:
+                        return
+                    raise ConnectError(f"the leader answered {status}: {answer[:300].decode(errors='replace')}")
             except (OSError, ConnectError) as e:
                 log.warning("task configs of %s not handed to the leader (attempt %d): %s", name, attempt, e)
             await asyncio.sleep(delay)
@@ -370,8 +356,7 @@ class DistributedHerder(StandaloneHerder, RebalanceListener):
         self, name: str, configs: list[dict[str, str]], signature: RequestSignature | None = None
     ) -> None:
         self._verify(signature)  # on whichever worker receives it, as Connect does
-        await self._settled()
-        self._require_leader()
+        await self._as_leader()
         if name not in self._store.snapshot.connectors:
             raise NotFoundError(f"Connector {name} not found")
         await self._store.put_task_configs(name, configs)
@@ -410,10 +395,10 @@ class DistributedHerder(StandaloneHerder, RebalanceListener):
         async with self._lock:
             configs = self._store.snapshot.tasks.get(name, [])
             connector_config = self._store.snapshot.connectors.get(name)
-            for t, props in list(self._assigned_tasks.items()):
+            for t, built_from in list(self._assigned_tasks.items()):
                 if t.connector != name or t.task >= len(configs):
                     continue
-                if configs[t.task] != props or self._task_connector_configs.get(t) != connector_config:
+                if built_from != (configs[t.task], connector_config):
                     await self._stop_task(t)
                     await self._start_assigned_task(t)
 
@@ -494,6 +479,11 @@ class DistributedHerder(StandaloneHerder, RebalanceListener):
         requests during a rebalance); after `timeout` the request gets the 409 of a cluster without a leader."""
         await self.member.wait_stable(timeout)
 
+    async def _as_leader(self) -> None:
+        """A write only the leader carries out: once no rebalance is under way, here or forwarded there."""
+        await self._settled()
+        self._require_leader()
+
     def _require_leader(self) -> None:
         if not self.member.is_leader:
             raise NotLeaderError("Cannot complete request because worker is not leader", self.member.leader_url)
@@ -506,8 +496,7 @@ class DistributedHerder(StandaloneHerder, RebalanceListener):
         allow_replace: bool,
         initial_state: TargetState | None = None,
     ) -> tuple[bool, ConnectorInfo]:
-        await self._settled()
-        self._require_leader()
+        await self._as_leader()
         async with self._write_lock:  # a second create of the same name waits, then finds it exists
             exists = name in self._store.snapshot.connectors
             if exists and not allow_replace:
@@ -522,8 +511,7 @@ class DistributedHerder(StandaloneHerder, RebalanceListener):
             return not exists, self._info(ConnectorRecord(name, cfg))
 
     async def delete_connector(self, name: str) -> None:
-        await self._settled()
-        self._require_leader()
+        await self._as_leader()
         self._get(name)
         await self._store.remove_connector(name)
         log.info("connector %s deleted", name)
@@ -539,8 +527,7 @@ class DistributedHerder(StandaloneHerder, RebalanceListener):
         await self._store.put_target_state(name, TargetState.STARTED)
 
     async def stop_connector(self, name: str) -> None:
-        await self._settled()
-        self._require_leader()
+        await self._as_leader()
         self._get(name, f"Unknown connector {name}")
         await self._store.put_task_configs(name, [])
         await self._store.put_target_state(name, TargetState.STOPPED)
@@ -548,8 +535,7 @@ class DistributedHerder(StandaloneHerder, RebalanceListener):
     async def restart_connector(
         self, name: str, *, include_tasks: bool, only_failed: bool
     ) -> ConnectorStateInfo | None:
-        await self._settled()
-        self._require_leader()
+        await self._as_leader()
         if name not in self._store.snapshot.connectors:
             raise NotFoundError(f"Unknown connector: {name}")
         request = RestartRequest(include_tasks, only_failed)

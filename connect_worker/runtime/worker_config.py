@@ -13,6 +13,20 @@ from connect_worker.api.config import at_least, one_of
 from connect_worker.runtime.config_providers import PROVIDERS_KEY, ConfigTransformer
 
 JSON_CONVERTER = "org.apache.kafka.connect.json.JsonConverter"
+# keys of distributed mode only: a standalone worker warns of them, as Connect's standalone worker warns of a key
+# it does not know ("was supplied but isn't a known config")
+DISTRIBUTED_ONLY = (
+    "session.timeout.ms",
+    "heartbeat.interval.ms",
+    "rebalance.timeout.ms",
+    "scheduled.rebalance.max.delay.ms",
+    "connect.protocol",
+    "inter.worker.key.generation.algorithm",
+    "inter.worker.key.size",
+    "inter.worker.key.ttl.ms",
+    "inter.worker.signature.algorithm",
+    "inter.worker.verification.algorithms",
+)
 HMAC_ALGORITHMS = ("HmacSHA256", "HmacSHA512", "HmacSHA384", "HmacSHA224", "HmacSHA1")
 SIMPLE_HEADER_CONVERTER = "org.apache.kafka.connect.storage.SimpleHeaderConverter"
 

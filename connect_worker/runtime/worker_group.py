@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
@@ -209,8 +210,7 @@ class WorkerGroupMember:
             while True:
                 await asyncio.sleep(self._heartbeat_s)
                 try:
-                    await self._client.heartbeat(self.group_id, generation, self.member_id)
-                    self._confirmed = self._clock()
+                    await self._beat(generation)
                 except (GroupError, RetriableError):
                     return
 
@@ -247,7 +247,11 @@ class WorkerGroupMember:
             self.request_rejoin()
             return
         await self._expire_if_stale()
-        await self._client.heartbeat(self.group_id, self.generation, self.member_id)
+        await self._beat(self.generation)
+
+    async def _beat(self, generation: int) -> None:
+        """One heartbeat; its answer confirms the membership (GroupError when the coordinator refuses it)."""
+        await self._client.heartbeat(self.group_id, generation, self.member_id)
         self._confirmed = self._clock()
 
     async def _join(self) -> None:
@@ -317,21 +321,15 @@ class WorkerGroupMember:
         if new.revoked_connectors or new.revoked_tasks:
             async with self._heartbeating(generation):
                 await self._listener.on_revoked(new.revoked_connectors, new.revoked_tasks)
-        held = self.assignment
-        connectors = list(new.connectors)
-        tasks = list(new.tasks)
-        if held is not None:
-            connectors += [c for c in held.connectors if c not in new.revoked_connectors and c not in connectors]
-            tasks += [t for t in held.tasks if t not in new.revoked_tasks and t not in tasks]
-        merged = Assignment(
-            new.version,
-            new.error,
-            new.leader,
-            new.leader_url,
-            new.config_offset,
-            tuple(connectors),
-            tuple(tasks),
-            delay=new.delay,
+        # what runs on: what was held, less what is revoked, with what is new (Connect's augmented assignment)
+        held = self.assignment or Assignment(new.version, new.error, new.leader, new.leader_url, new.config_offset)
+        gone_c, gone_t = set(new.revoked_connectors), set(new.revoked_tasks)
+        merged = dataclasses.replace(
+            new,
+            connectors=tuple(c for c in dict.fromkeys((*new.connectors, *held.connectors)) if c not in gone_c),
+            tasks=tuple(t for t in dict.fromkeys((*new.tasks, *held.tasks)) if t not in gone_t),
+            revoked_connectors=(),
+            revoked_tasks=(),
         )
         self.assignment = merged
         self._idle = False

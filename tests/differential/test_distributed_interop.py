@@ -21,6 +21,7 @@ import pytest
 from connect_worker.app import WorkerProcess
 from connect_worker.runtime.distributed_herder import DistributedHerder
 from connect_worker.runtime.plugins import PluginRegistry
+from connect_worker.runtime.request_signature import SessionKey, signature_headers
 from connect_worker.runtime.worker_config import WorkerConfig
 from tests.differential.debezium import ConnectDebezium, delete_topics, unique_token
 from tests.integration.postgres.acceptance.pg_harness import create_database
@@ -118,6 +119,18 @@ async def test_java_and_python_workers_share_one_cluster(
                 conn.execute("INSERT INTO items VALUES (2, 'two')")
         for topic in (f"{n}.public.items" for n in names):
             await wait_for(functools.partial(_has_ids, kafka_bootstrap, topic, {1, 2}), timeout=60)
+
+        # an internal request unsigned, forged, or signed with a MAC not accepted: both workers answer alike
+        body = b'[{"task.class":"x"}]'
+        forged = SessionKey(b"\0" * 32, "HmacSHA256", 0)
+        for extra in ({}, signature_headers(forged, "HmacSHA256", body), signature_headers(forged, "HmacSHA512", body)):
+            headers = {"Content-Type": "application/json", **extra}
+            answers = [
+                await c.post(f"/connectors/{names[0]}/tasks", content=body, headers=headers)
+                for c in (client, java_client)
+            ]
+            assert answers[0].status_code == answers[1].status_code in (400, 403), [a.text for a in answers]
+            assert answers[0].json() == answers[1].json()
 
         # this worker leaves: the Java worker runs everything, and says so
         await ours.stop()
