@@ -16,3 +16,17 @@ die() { printf '[devstack] error: %s\n' "$*" >&2; exit 1; }
 
 # pid_alive FILE: true when FILE names a running process.
 pid_alive() { [ -f "$1" ] && kill -0 "$(cat "$1")" 2>/dev/null; }
+
+# stop_by_pidfile NAME PIDFILE [GRACE_S]: SIGTERM to the process PIDFILE names, SIGKILL if it still runs after
+# GRACE_S seconds (default 30); PIDFILE is removed. Nothing happens to a PID that is not running.
+stop_by_pidfile() {
+  local name="$1" pidfile="$2" grace="${3:-30}" pid
+  if pid_alive "$pidfile"; then
+    pid=$(cat "$pidfile")
+    log "stopping $name (pid $pid)"
+    kill "$pid"
+    for _ in $(seq 1 $((grace * 2))); do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
+    if kill -0 "$pid" 2>/dev/null; then log "$name did not stop in $grace s, killing pid $pid"; kill -9 "$pid"; fi
+  fi
+  rm -f "$pidfile"
+}

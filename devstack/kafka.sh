@@ -84,14 +84,7 @@ wait_ready() {
 }
 
 stop() {
-  if pid_alive "$PIDFILE"; then
-    local pid; pid=$(cat "$PIDFILE")
-    log "stopping kafka (pid $pid)"
-    kill "$pid"
-    for _ in $(seq 1 60); do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
-    kill -0 "$pid" 2>/dev/null && { log "kafka did not stop in 30 s, killing pid $pid"; kill -9 "$pid"; }
-  fi
-  rm -f "$PIDFILE"
+  stop_by_pidfile "kafka" "$PIDFILE"
 }
 
 status() {

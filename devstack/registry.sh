@@ -79,14 +79,7 @@ wait_ready() {
 }
 
 stop() {
-  if pid_alive "$PIDFILE"; then
-    local pid; pid=$(cat "$PIDFILE")
-    log "stopping the registry (pid $pid)"
-    kill "$pid"
-    for _ in $(seq 1 40); do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
-    kill -0 "$pid" 2>/dev/null && { log "the registry did not stop in 20 s, killing pid $pid"; kill -9 "$pid"; }
-  fi
-  rm -f "$PIDFILE"
+  stop_by_pidfile "the registry" "$PIDFILE" 20
 }
 
 status() {
