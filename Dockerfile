@@ -1,7 +1,5 @@
-# syntax=docker/dockerfile:1
-# connect-worker images. The last stage, `worker`, is what `docker build .` makes: the worker alone, as a
-# non-root user, with the runtime dependencies of pyproject.toml (no dev tools, no Spark).
-# `--target spark-sink` makes the image of the PySpark job (spark_sink/) used by docker-compose.yml.
+# The connect-worker image: the worker alone, as a non-root user, with the runtime dependencies of pyproject.toml
+# (no dev tools, no Spark, no compiler). The Spark job's image is spark_sink/Dockerfile.
 #
 #   docker build -t connect-worker .
 #   docker run -p 8083:8083 -e CONNECT_BOOTSTRAP_SERVERS=kafka:9092 connect-worker
@@ -10,44 +8,20 @@
 # Configuration: /etc/connect-worker/worker.properties (a default one is built in; mount your own over it),
 # overridden by CONNECT_* environment variables: CONNECT_BOOTSTRAP_SERVERS -> bootstrap.servers (lower-case,
 # "_" -> ".", "__" -> "_", "___" -> "-"; see connect_worker/runtime/env_config.py).
+# PYTHON_IMAGE: any Debian-based Python 3.11+ image with `python` and apt-get (devstack/images.sh builds one from
+# Debian packages where no registry is reachable).
 
 ARG PYTHON_IMAGE=python:3.11-slim-bookworm
-# Spark must be the version of devstack/spark/pom.xml (spark.version) and of pyproject.toml's pyspark
-ARG SPARK_IMAGE=apache/spark:4.1.3-scala2.13-java21-python3-ubuntu
-ARG MAVEN_IMAGE=maven:3.9-eclipse-temurin-21
-
-# -- the Spark job's JVM jars (Spark's Kafka source, Delta Lake), from Maven Central through the devstack pom ----
-FROM ${MAVEN_IMAGE} AS spark-jars
-WORKDIR /build
-COPY devstack/spark/pom.xml pom.xml
-RUN mvn -q -B dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory=/build/jars
-
-# -- the PySpark sink job: `python3 -m spark_sink --config <file>` (pyspark is the image's own /opt/spark/python) -
-FROM ${SPARK_IMAGE} AS spark-sink
-USER root
-COPY --from=spark-jars /build/jars /tmp/jars
-# add only the jars Spark does not ship already (never shadow Spark's own versions), as devstack/spark.sh does
-RUN set -eu; for jar in /tmp/jars/*.jar; do \
-      artifact="$(basename "$jar" | sed -E 's/-[0-9][0-9A-Za-z.-]*\.jar$//')"; \
-      if ! ls /opt/spark/jars/"$artifact"-[0-9]*.jar >/dev/null 2>&1; then cp "$jar" /opt/spark/jars/; fi; \
-    done; rm -rf /tmp/jars; \
-    python3 -m pip install --no-cache-dir --no-deps "delta-spark>=4.4,<4.5"; \
-    python3 -m pip install --no-cache-dir "pandas<3" "pyarrow>=18"; \
-    site="$(python3 -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"; \
-    { echo /opt/spark/python; ls /opt/spark/python/lib/py4j-*-src.zip; } > "$site/pyspark-home.pth"; \
-    mkdir -p /data /opt/spark-sink && chown spark:spark /data
-COPY spark_sink /opt/spark-sink/spark_sink
-ENV PYTHONPATH=/opt/spark-sink PYTHONUNBUFFERED=1
-WORKDIR /opt/spark-sink
-USER spark
-VOLUME ["/data"]
-ENTRYPOINT ["python3", "-m", "spark_sink"]
 
 # -- build the worker's virtualenv ----------------------------------------------------------------------------------
 FROM ${PYTHON_IMAGE} AS build
 ENV PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1
-# a C compiler for the JsonConverter's struct encoder (converters/_jsonstruct.c); the final stage has none
-RUN apt-get update && apt-get install -y --no-install-recommends gcc libc6-dev && rm -rf /var/lib/apt/lists/*
+# a C compiler for the JsonConverter's struct encoder (converters/_jsonstruct.c), and Python's headers where the
+# base image lacks them (Debian's own Python); the final stage has none of them
+RUN apt-get update \
+ && headers="$(python -c 'import os, sysconfig; print("" if os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h")) else "python3-dev")')" \
+ && apt-get install -y --no-install-recommends gcc libc6-dev $headers \
+ && rm -rf /var/lib/apt/lists/*
 RUN python -m venv /opt/connect-worker
 WORKDIR /src
 COPY pyproject.toml README.md ./

@@ -214,7 +214,13 @@ def test_spark_sink_runs_the_module_on_a_volume(compose: dict[str, Any]) -> None
     from spark_sink.config import from_mapping, load_file
 
     parsed = from_mapping(load_file(host))
-    assert parsed.bootstrap_servers == props["bootstrap.servers"] and parsed.jars_dir is None
+    assert parsed.bootstrap_servers == props["bootstrap.servers"]
+    assert parsed.jars_dir is None, "the image's entrypoint says where its jars are (--jars-dir)"
+
+
+def _final_stage(dockerfile: Path) -> str:
+    text = dockerfile.read_text()
+    return text[text.rindex("\nFROM ") :]
 
 
 def test_dockerfile_is_multi_stage_slim_and_non_root() -> None:
@@ -222,10 +228,42 @@ def test_dockerfile_is_multi_stage_slim_and_non_root() -> None:
     stages = re.findall(r"^FROM\s+(\S+)(?:\s+AS\s+(\S+))?", text, re.MULTILINE)
     assert len(stages) >= 2
     assert re.search(r"^ARG PYTHON_IMAGE=python:3\.11-slim", text, re.MULTILINE)
-    final = text[text.rindex("\nFROM ") :]
+    final = _final_stage(REPO / "Dockerfile")
     assert re.search(r"^USER (?!root|0\b)\S+", final, re.MULTILINE), "the worker image must not run as root"
     assert "HEALTHCHECK" in final and "--health-check" in final
     assert "[dev]" not in text and "[spark]" not in final
+    assert "apt-get install" not in final, "the final stage installs nothing (no compiler, no headers)"
+    assert "syntax=" not in text.splitlines()[0], "a BuildKit frontend image would have to be pulled"
     assert (REPO / ".dockerignore").is_file()
     ignored = (REPO / ".dockerignore").read_text().split()
     assert ".venv" in ignored and ".git" in ignored
+
+
+def test_spark_sink_image_is_built_on_the_workers_python_and_finds_its_jars(compose: dict[str, Any]) -> None:
+    dockerfile = REPO / "spark_sink" / "Dockerfile"
+    text = dockerfile.read_text()
+    worker_base = re.search(r"^ARG PYTHON_IMAGE=(\S+)", (REPO / "Dockerfile").read_text(), re.MULTILINE)
+    assert worker_base and f"ARG PYTHON_IMAGE={worker_base.group(1)}" in text
+    final = _final_stage(dockerfile)
+    assert re.search(r"^USER (?!root|0\b)\S+", final, re.MULTILINE), "the Spark job must not run as root"
+    # the job's own prerequisite check needs --jars-dir (or a devstack folder): the image and compose pass it
+    (entrypoint,) = re.findall(r"^ENTRYPOINT (.+)$", final, re.MULTILINE)
+    argv = json.loads(entrypoint)
+    jars_dir = argv[argv.index("--jars-dir") + 1]
+    assert f"mkdir -p {jars_dir}" in text and f'cp "$jar" {jars_dir}/' in text
+    spark = compose["services"]["spark-sink"]
+    assert spark["entrypoint"] == argv
+    assert spark["build"]["dockerfile"].endswith("spark_sink/Dockerfile")
+
+
+def test_build_arguments_and_restart_policies(compose: dict[str, Any]) -> None:
+    services = compose["services"]
+    for name, dockerfile in (("connect-worker", REPO / "Dockerfile"), ("spark-sink", REPO / "spark_sink/Dockerfile")):
+        declared = set(re.findall(r"^ARG (\w+)=", dockerfile.read_text(), re.MULTILINE))
+        args = services[name]["build"].get("args") or {}
+        assert set(args) <= declared, f"{name}: build args {set(args) - declared} are not ARGs of {dockerfile}"
+        defaults = dict(re.findall(r"^ARG (\w+)=(\S+)", dockerfile.read_text(), re.MULTILINE))
+        for arg, value in args.items():
+            assert value == defaults[arg], f"{name}: {arg} defaults to {value}, the Dockerfile to {defaults[arg]}"
+    for name in ("kafka", "postgres", "connect-worker", "spark-sink"):
+        assert services[name].get("restart") == "unless-stopped", f"{name} is not restarted after a crash"
