@@ -12,7 +12,7 @@ DELTA_DATA="$STATE_DIR/compose/delta"
 eval "$("$DEVSTACK_DIR/images.sh" env | sed 's/^/export /')"
 export DELTA_DATA COMPOSE_PROJECT_NAME="$PROJECT"
 COMPOSE=(docker-compose -f "$REPO_DIR/docker-compose.yml" -p "$PROJECT")
-SERVICES=(kafka postgres connect-worker spark-sink)
+SERVICES=(kafka postgres schema-registry connect-worker spark-sink)
 
 wait_healthy() {
   local deadline=$((SECONDS + ${CW_COMPOSE_TIMEOUT:-300})) service id state pending
@@ -40,7 +40,7 @@ up() {
   # the Spark container's user (uid 185) writes the tables; the host (tests) reads them
   mkdir -p "$DELTA_DATA"
   chmod 0777 "$DELTA_DATA"
-  log "docker-compose -p $PROJECT up -d (images built here: KAFKA_IMAGE=$KAFKA_IMAGE POSTGRES_IMAGE=$POSTGRES_IMAGE)"
+  log "docker-compose -p $PROJECT up -d (images built here: $KAFKA_IMAGE, $POSTGRES_IMAGE, $REGISTRY_IMAGE)"
   "${COMPOSE[@]}" up -d --no-build
   wait_healthy
 }
@@ -60,6 +60,6 @@ down() {
 case "${1:-}" in
   up) up ;; down) down ;;
   env) echo "DOCKER_HOST=$DOCKER_HOST"; echo "COMPOSE_PROJECT_NAME=$PROJECT"; echo "DELTA_DATA=$DELTA_DATA"
-       echo "KAFKA_IMAGE=$KAFKA_IMAGE"; echo "POSTGRES_IMAGE=$POSTGRES_IMAGE" ;;
+       echo "KAFKA_IMAGE=$KAFKA_IMAGE"; echo "POSTGRES_IMAGE=$POSTGRES_IMAGE"; echo "REGISTRY_IMAGE=$REGISTRY_IMAGE" ;;
   *) echo "usage: $0 up|down|env" >&2; exit 2 ;;
 esac

@@ -20,6 +20,7 @@ PYTHON_IMAGE=cw-local/python:3.11-bookworm
 MAVEN_IMAGE=cw-local/maven:3-jdk17
 KAFKA_IMAGE=cw-local/kafka:4.3.1
 POSTGRES_IMAGE=cw-local/postgres:15
+REGISTRY_IMAGE=cw-local/apicurio-registry:3.3.3
 WORKER_IMAGE=connect-worker:dev
 SPARK_SINK_IMAGE=connect-worker-spark-sink:dev
 
@@ -88,7 +89,7 @@ build() {
 }
 
 kafka_context() {
-  "$DEVSTACK_DIR/kafka.sh" fetch
+  "$DEVSTACK_DIR/kafka.sh" fetch >&2
   local context="$WORK/kafka"
   rm -rf "$context"
   mkdir -p "$context"
@@ -96,6 +97,16 @@ kafka_context() {
   rm -f "$context/libs/.complete"
   cp "$IMAGES_DIR/kafka/"{Dockerfile,run.sh,tool.sh} "$context/"
   cp "$DEVSTACK_DIR/kafka/log4j2.properties" "$context/"
+  echo "$context"
+}
+
+registry_context() {
+  "$DEVSTACK_DIR/registry.sh" fetch >&2
+  local context="$WORK/registry"
+  rm -rf "$context"
+  mkdir -p "$context"
+  cp -r "$STATE_DIR/registry/app" "$context/app"
+  cp "$IMAGES_DIR/registry/Dockerfile" "$context/"
   echo "$context"
 }
 
@@ -108,6 +119,8 @@ build_all() {
   build "$POSTGRES_IMAGE" "$IMAGES_DIR/postgres/Dockerfile" "$IMAGES_DIR/postgres" "${base[@]}"
   local kafka; kafka="$(kafka_context)"
   build "$KAFKA_IMAGE" "$kafka/Dockerfile" "$kafka" "${base[@]}"
+  local registry; registry="$(registry_context)"
+  build "$REGISTRY_IMAGE" "$registry/Dockerfile" "$registry" --build-arg "PYTHON_IMAGE=$PYTHON_IMAGE"
   # the project's images, from its own Dockerfiles with the stand-ins as their bases
   build "$WORKER_IMAGE" "$REPO_DIR/Dockerfile" "$REPO_DIR" --build-arg "PYTHON_IMAGE=$PYTHON_IMAGE"
   build "$SPARK_SINK_IMAGE" "$REPO_DIR/spark_sink/Dockerfile" "$REPO_DIR" \
@@ -119,6 +132,7 @@ print_env() {
   echo "DOCKER_HOST=$DOCKER_HOST"
   echo "KAFKA_IMAGE=$KAFKA_IMAGE"
   echo "POSTGRES_IMAGE=$POSTGRES_IMAGE"
+  echo "REGISTRY_IMAGE=$REGISTRY_IMAGE"
   echo "WORKER_IMAGE=$WORKER_IMAGE"
   echo "SPARK_SINK_IMAGE=$SPARK_SINK_IMAGE"
 }

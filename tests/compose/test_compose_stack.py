@@ -22,6 +22,9 @@ import httpx
 import psycopg
 import pytest
 from confluent_kafka import Consumer, TopicPartition
+from confluent_kafka.schema_registry import SchemaRegistryClient
+from confluent_kafka.schema_registry.avro import AvroDeserializer
+from confluent_kafka.serialization import MessageField, SerializationContext
 
 pytestmark = [pytest.mark.integration, pytest.mark.compose, pytest.mark.timeout(900)]
 
@@ -32,6 +35,8 @@ PG_DSN = "host=127.0.0.1 port=15432 user=postgres password=postgres dbname=inven
 CONNECTOR = json.loads((REPO / "devstack/compose/postgres-connector.json").read_text())
 NAME = CONNECTOR["name"]
 TOPIC = "dbserver1.inventory.customers"
+AVRO_CONNECTOR = json.loads((REPO / "devstack/compose/postgres-avro-connector.json").read_text())
+REGISTRY = "http://127.0.0.1:18081/apis/ccompat/v7"  # the compose service's published port
 WORKER_IMAGE = "connect-worker:dev"
 MAX_IMAGE_BYTES = 250_000_000
 
@@ -93,20 +98,29 @@ def docker_kill(cid: str) -> None:
     docker("kill", cid)
 
 
-def connector_running() -> bool:
-    status = httpx.get(f"{REST}/connectors/{NAME}/status", timeout=10).json()
+def connector_running(name: str = NAME) -> bool:
+    status = httpx.get(f"{REST}/connectors/{name}/status", timeout=10).json()
     tasks = status.get("tasks", [])
     return status.get("connector", {}).get("state") == "RUNNING" and bool(tasks) and tasks[0]["state"] == "RUNNING"
 
 
-class TopicReader:
-    """Reads the customers topic from the start, from the host, as any Kafka client would."""
+def json_payload(data: bytes, _topic: str, _field: MessageField) -> dict[str, Any]:
+    return dict(json.loads(data)["payload"])
 
-    def __init__(self) -> None:
+
+Decoder = Callable[[bytes, str, MessageField], dict[str, Any]]
+
+
+class TopicReader:
+    """Reads a change topic from the start, from the host, as any Kafka client would (JsonConverter records by
+    default; `decode` turns other formats into the same payloads)."""
+
+    def __init__(self, topic: str = TOPIC, decode: Decoder = json_payload) -> None:
         self.consumer = Consumer(
             {"bootstrap.servers": KAFKA, "group.id": f"compose-test-{uuid.uuid4()}", "enable.auto.commit": False}
         )
-        self.consumer.assign([TopicPartition(TOPIC, 0, 0)])
+        self.consumer.assign([TopicPartition(topic, 0, 0)])
+        self.topic, self.decode = topic, decode
         self.events: list[dict[str, Any] | None] = []  # value payloads; None: a tombstone
         self.keys: list[dict[str, Any]] = []  # key payloads, beside them
 
@@ -117,8 +131,8 @@ class TopicReader:
             if msg is None or msg.error():
                 continue
             value, key = msg.value(), msg.key()
-            self.events.append(json.loads(value)["payload"] if value else None)
-            self.keys.append(json.loads(key)["payload"] if key else {})
+            self.events.append(self.decode(value, self.topic, MessageField.VALUE) if value else None)
+            self.keys.append(self.decode(key, self.topic, MessageField.KEY) if key else {})
         return self.events
 
     def close(self) -> None:
@@ -132,14 +146,19 @@ def pg() -> Iterator[psycopg.Connection[Any]]:
     conn.close()
 
 
+def create_connector(body: dict[str, Any]) -> str:
+    """A connector of devstack/compose/, created through the worker's published REST port unless it exists."""
+    name = str(body["name"])
+    if httpx.get(f"{REST}/connectors/{name}", timeout=10).status_code == 404:
+        created = httpx.post(f"{REST}/connectors", json=body, timeout=60)
+        assert created.status_code == 201, created.text
+    until(f"{name} and its task RUNNING", lambda: connector_running(name), 120)
+    return name
+
+
 @pytest.fixture(scope="module")
 def connector() -> str:
-    """The demo connector, created through the worker's published REST port (once for the module)."""
-    if httpx.get(f"{REST}/connectors/{NAME}", timeout=10).status_code == 404:
-        created = httpx.post(f"{REST}/connectors", json=CONNECTOR, timeout=60)
-        assert created.status_code == 201, created.text
-    until("the connector and its task RUNNING", connector_running, 120)
-    return str(NAME)
+    return create_connector(CONNECTOR)
 
 
 def test_worker_image_is_small_non_root_and_has_no_build_tools() -> None:
@@ -232,6 +251,39 @@ def test_changes_reach_kafka_and_the_delta_table(connector: str, pg: psycopg.Con
     # the Spark container's Delta table converges to the source table (its trigger: every 10 s)
     table = until("the Delta table equal to inventory.customers", lambda: _delta_rows("customers") == expected, 300, 10)
     assert table
+
+
+def test_avro_connector_writes_through_the_schema_registry(pg: psycopg.Connection[Any]) -> None:
+    """The registry service: an Avro connector registers its key and value schemas there, and a plain Confluent
+    consumer on the host decodes the records with them."""
+    until("the schema registry answering", lambda: httpx.get(f"{REGISTRY}/subjects", timeout=5).status_code == 200, 120)
+    name = create_connector(AVRO_CONNECTOR)
+    topic = f"{AVRO_CONNECTOR['config']['topic.prefix']}.inventory.customers"
+    email = f"avro-{uuid.uuid4().hex[:8]}@example.com"
+    row = pg.execute(
+        "INSERT INTO inventory.customers (first_name, last_name, email) VALUES ('Avro', 'Row', %s) RETURNING id",
+        (email,),
+    ).fetchone()
+    assert row is not None
+    deserializer = AvroDeserializer(SchemaRegistryClient({"url": REGISTRY}))
+
+    def avro(data: bytes, topic: str, field: MessageField) -> dict[str, Any]:
+        return dict(deserializer(data, SerializationContext(topic, field)))
+
+    reader = TopicReader(topic, avro)
+    try:
+
+        def created() -> list[int]:
+            return [i for i, e in enumerate(reader.read()) if e and e["op"] == "c" and e["after"]["email"] == email]
+
+        (at,) = until(f"the create event of row {row[0]} in {topic}", created, 120)
+        assert reader.events[at]["after"]["id"] == row[0] and reader.keys[at] == {"id": row[0]}
+        assert reader.events[at]["source"]["connector"] == "postgresql"
+    finally:
+        reader.close()
+    subjects = httpx.get(f"{REGISTRY}/subjects", timeout=10).json()
+    assert {f"{topic}-key", f"{topic}-value"} <= set(subjects)
+    assert connector_running(name)
 
 
 def _load(stop: threading.Event, written: list[int], errors: list[BaseException]) -> None:

@@ -117,7 +117,7 @@ def _worker_properties(compose: dict[str, Any]) -> dict[str, str]:
 
 
 def test_compose_file_is_valid_and_has_the_services(compose: dict[str, Any]) -> None:
-    assert set(compose["services"]) == {"kafka", "postgres", "connect-worker", "spark-sink"}
+    assert set(compose["services"]) == {"kafka", "postgres", "schema-registry", "connect-worker", "spark-sink"}
     for name in ("kafka", "postgres", "connect-worker"):
         assert compose["services"][name].get("healthcheck", {}).get("test"), f"{name} has no healthcheck"
     assert compose["services"]["kafka"]["image"].startswith("apache/kafka:")
@@ -149,10 +149,13 @@ def test_worker_reaches_kafka_and_publishes_its_rest_port(compose: dict[str, Any
     assert _published(services["connect-worker"])[listener.port] == ("127.0.0.1", 8083)
     assert config["rest.advertised.host.name"] == "connect-worker"
     worker = services["connect-worker"]
+    # the worker starts once Kafka and PostgreSQL answer; the registry (no healthcheck: which tools its upstream
+    # image has is not known here) only needs to have been started
     assert worker["depends_on"] == {
         "kafka": {"condition": "service_healthy"},
         "postgres": {"condition": "service_healthy"},
-    } or all(v["condition"] == "service_healthy" for v in worker["depends_on"].values())
+        "schema-registry": {"condition": "service_started"},
+    }
     assert worker["build"]["target"] == "worker" and Path(worker["build"]["context"]).resolve() == REPO
     assert "--health-check" in worker["healthcheck"]["test"]
     for p in _published(services["kafka"]).values():
@@ -168,9 +171,10 @@ def test_postgres_is_logical_and_gets_the_demo_schema(compose: dict[str, Any]) -
     assert "CREATE SCHEMA inventory" in sql and "CREATE TABLE customers" in sql
 
 
-def test_connector_json_matches_the_services(compose: dict[str, Any]) -> None:
+@pytest.mark.parametrize("connector_file", ["postgres-connector.json", "postgres-avro-connector.json"])
+def test_connector_json_matches_the_services(compose: dict[str, Any], connector_file: str) -> None:
     services = compose["services"]
-    body = json.loads((REPO / "devstack/compose/postgres-connector.json").read_text())
+    body = json.loads((REPO / "devstack/compose" / connector_file).read_text())
     assert set(body) == {"name", "config"}
     cfg = body["config"]
     pg_env = _env(services["postgres"])
@@ -188,6 +192,20 @@ def test_connector_json_matches_the_services(compose: dict[str, Any]) -> None:
     assert ph.path == "/run/secrets/" + secret["target"]
     secret_file = Path(compose["secrets"][secret["source"]]["file"])
     assert load_properties(str(secret_file))[ph.key] == pg_env["POSTGRES_PASSWORD"]
+
+
+def test_avro_connector_uses_the_registry_service(compose: dict[str, Any]) -> None:
+    services = compose["services"]
+    cfg = json.loads((REPO / "devstack/compose/postgres-avro-connector.json").read_text())["config"]
+    registry = services["schema-registry"]
+    assert _published(registry)[8080] == ("127.0.0.1", 18081)
+    for side in ("key", "value"):
+        assert cfg[f"{side}.converter"] == "io.confluent.connect.avro.AvroConverter"
+        assert cfg[f"{side}.converter.schema.registry.url"] == "http://schema-registry:8080/apis/ccompat/v7"
+    plain = json.loads((REPO / "devstack/compose/postgres-connector.json").read_text())["config"]
+    for key in ("topic.prefix", "slot.name", "publication.name"):
+        assert cfg[key] != plain[key], f"the two demo connectors share {key}"
+    assert "schema-registry" in services["connect-worker"]["depends_on"]
 
 
 def test_spark_sink_runs_the_module_on_a_volume(compose: dict[str, Any]) -> None:
@@ -265,5 +283,5 @@ def test_build_arguments_and_restart_policies(compose: dict[str, Any]) -> None:
         defaults = dict(re.findall(r"^ARG (\w+)=(\S+)", dockerfile.read_text(), re.MULTILINE))
         for arg, value in args.items():
             assert value == defaults[arg], f"{name}: {arg} defaults to {value}, the Dockerfile to {defaults[arg]}"
-    for name in ("kafka", "postgres", "connect-worker", "spark-sink"):
+    for name in ("kafka", "postgres", "schema-registry", "connect-worker", "spark-sink"):
         assert services[name].get("restart") == "unless-stopped", f"{name} is not restarted after a crash"
