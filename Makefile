@@ -98,7 +98,7 @@ compose-down:
 # the stack from scratch, its tests, then down (volumes too) whatever the tests said
 compose-test: venv
 	@devstack/compose.sh down >/dev/null 2>&1 || true
-	@status=0; devstack/compose.sh up && $(PY) -m pytest -q -s -p no:cacheprovider $(COMPOSE_TESTS) || status=$$?; \
+	@status=0; devstack/spark.sh fetch && devstack/compose.sh up && $(PY) -m pytest -q -s -p no:cacheprovider $(COMPOSE_TESTS) || status=$$?; \
 	devstack/compose.sh down || status=$$((status ? status : 1)); exit $$status
 
 clean: down compose-down

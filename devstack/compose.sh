@@ -9,8 +9,14 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 PROJECT="${CW_COMPOSE_PROJECT:-cwcompose}"
 DELTA_DATA="$STATE_DIR/compose/delta"
-eval "$("$DEVSTACK_DIR/images.sh" env | sed 's/^/export /')"
-export DELTA_DATA COMPOSE_PROJECT_NAME="$PROJECT"
+DOCKER_HOST="$("$DEVSTACK_DIR/docker.sh" host)"
+[ -n "$DOCKER_HOST" ] || die "no socket for the project's docker engine"
+# the images devstack/images.sh builds (KAFKA_IMAGE=..., one per line) for docker-compose.yml's variables
+while IFS='=' read -r name value; do
+  case "$name" in *_IMAGE) export "$name=$value" ;; esac
+done < <("$DEVSTACK_DIR/images.sh" env)
+[ -n "${KAFKA_IMAGE:-}" ] || die "devstack/images.sh env named no images"
+export DOCKER_HOST DELTA_DATA COMPOSE_PROJECT_NAME="$PROJECT"
 COMPOSE=(docker-compose -f "$REPO_DIR/docker-compose.yml" -p "$PROJECT")
 SERVICES=(kafka postgres schema-registry connect-worker spark-sink)
 
@@ -21,9 +27,10 @@ wait_healthy() {
     for service in "${SERVICES[@]}"; do
       id="$("${COMPOSE[@]}" ps -q "$service")"
       [ -n "$id" ] || die "service $service has no container"
-      # services without a healthcheck count when running
-      state="$(/usr/bin/docker inspect -f '{{if .State.Health}}{{.State.Health.Status}}{{else}}{{.State.Status}}{{end}}' "$id")"
-      case "$state" in healthy|running) ;; *) pending+=("$service=$state") ;; esac
+      # services without a healthcheck count when running and never restarted (not crash-looping)
+      state="$(/usr/bin/docker inspect -f \
+        '{{if .State.Health}}{{.State.Health.Status}}{{else}}{{.State.Status}}/{{.RestartCount}}{{end}}' "$id")"
+      case "$state" in healthy|running/0) ;; *) pending+=("$service=$state") ;; esac
     done
     [ ${#pending[@]} -eq 0 ] && { log "compose stack is up: ${SERVICES[*]}"; return; }
     if [ $SECONDS -ge $deadline ]; then
@@ -37,6 +44,10 @@ wait_healthy() {
 
 up() {
   "$DEVSTACK_DIR/images.sh" build
+  # a new stack (no container of the project yet) starts with new tables: Kafka and its offsets are new too
+  if [ -z "$(/usr/bin/docker ps -aq --filter "label=com.docker.compose.project=$PROJECT")" ]; then
+    rm -rf "$DELTA_DATA"
+  fi
   # the Spark container's user (uid 185) writes the tables; the host (tests) reads them
   mkdir -p "$DELTA_DATA"
   chmod 0777 "$DELTA_DATA"
@@ -46,15 +57,18 @@ up() {
 }
 
 down() {
+  local problem=""
   if "$DEVSTACK_DIR/docker.sh" status >/dev/null 2>&1; then
     log "docker-compose -p $PROJECT down -v"
-    "${COMPOSE[@]}" down -v --remove-orphans --timeout 20
+    "${COMPOSE[@]}" down -v --remove-orphans --timeout 20 || problem="docker-compose down failed"
     local left
     left="$(/usr/bin/docker ps -aq --filter "label=com.docker.compose.project=$PROJECT")"
-    [ -z "$left" ] || die "containers left after down: $left"
+    [ -z "$left" ] || problem="containers left after down: $left"
   fi
+  # the engine stops (and its containers with it) whatever down said
   "$DEVSTACK_DIR/docker.sh" stop
   rm -rf "$DELTA_DATA"
+  [ -z "$problem" ] || die "$problem"
 }
 
 case "${1:-}" in

@@ -15,7 +15,7 @@ RUN_DIR="$DOCKER_HOME/run"
 SOCKET="$RUN_DIR/docker.sock"
 PIDFILE="$RUN_DIR/dockerd.pid"
 LOGFILE="$DOCKER_HOME/dockerd.log"
-CGROUP_PARENT="${CW_DOCKER_CGROUP_PARENT:-cw-devstack-docker}"
+CGROUP_PARENT=cw-devstack-docker   # a name of our own: stop removes the (empty) cgroup folders under it
 PACKAGES="docker.io debootstrap docker-compose"
 
 install() {
@@ -25,24 +25,42 @@ install() {
   command -v docker-compose >/dev/null || missing+=(docker-compose)
   [ ${#missing[@]} -eq 0 ] && return
   [ "$(id -u)" = 0 ] || die "missing Debian packages: ${missing[*]}. Install them with: sudo apt-get install -y $PACKAGES"
-  log "installing ${missing[*]} with apt-get (the package's own service is not started)"
+  log "installing ${missing[*]} with apt-get (the packages' own services are not started)"
+  # Debian's policy-rc.d: the packages' docker/containerd services are not started by the installation
+  local policy=/usr/sbin/policy-rc.d added=""
+  if [ ! -e "$policy" ]; then printf '#!/bin/sh\nexit 101\n' > "$policy"; chmod 755 "$policy"; added=1; fi
   apt-get update -qq >/dev/null
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null \
-    || die "apt-get install ${missing[*]} failed"
+  local rc=0
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null || rc=$?
+  [ -z "$added" ] || rm -f "$policy"
+  [ $rc -eq 0 ] || die "apt-get install ${missing[*]} failed"
+}
+
+# own_engine: true when the PID file names a running dockerd started by this script (not a reused PID)
+own_engine() {
+  pid_alive "$PIDFILE" || return 1
+  local cmdline
+  cmdline="$(tr '\0' ' ' < "/proc/$(cat "$PIDFILE")/cmdline" 2>/dev/null)" || return 1
+  [[ "$cmdline" == *"--pidfile $PIDFILE "* ]]
 }
 
 start() {
   install
   [ "$(id -u)" = 0 ] || die "the Docker engine runs as root: run make compose-up as root"
-  if pid_alive "$PIDFILE"; then log "docker engine already running (pid $(cat "$PIDFILE")) on $SOCKET"; return; fi
+  if own_engine; then log "docker engine already running (pid $(cat "$PIDFILE")) on $SOCKET"; return; fi
   mkdir -p "$DATA_ROOT" "$EXEC_ROOT" "$RUN_DIR"
-  rm -f "$SOCKET"
+  rm -f "$SOCKET" "$PIDFILE"
   log "starting the project's docker engine (socket $SOCKET, log $LOGFILE)"
   # no iptables: containers reach each other on compose's bridge network and the host through published
-  # ports (docker-proxy on 127.0.0.1); builds that need the network use the host's (--network host)
+  # ports (docker-proxy on 127.0.0.1); builds that need the network use the host's (--network host).
+  # cgroupfs: the cgroup parent is a plain folder on every host (systemd's driver wants a *.slice). Where the host
+  # runs a containerd of its own (/run/containerd/containerd.sock), dockerd uses it: namespaces of our own then
+  # keep our containers apart from a host Docker's.
   setsid nohup dockerd --data-root "$DATA_ROOT" --exec-root "$EXEC_ROOT" --host "unix://$SOCKET" \
       --pidfile "$PIDFILE" --iptables=false --ip6tables=false --bridge=none --storage-driver=overlay2 \
-      --cgroup-parent "/$CGROUP_PARENT" --log-level warn >>"$LOGFILE" 2>&1 </dev/null &
+      --exec-opt native.cgroupdriver=cgroupfs --cgroup-parent "/$CGROUP_PARENT" \
+      --containerd-namespace cw-devstack --containerd-plugins-namespace cw-devstack-plugins \
+      --log-level warn >>"$LOGFILE" 2>&1 </dev/null &
   local deadline=$((SECONDS + 60))
   while [ $SECONDS -lt $deadline ]; do
     if [ -S "$SOCKET" ] && DOCKER_HOST="unix://$SOCKET" /usr/bin/docker version >/dev/null 2>&1; then
@@ -57,9 +75,8 @@ start() {
 # unmount what the engine (or a container it ran) left mounted below our folders, deepest first
 unmount_leftovers() {
   local m
-  awk '{print $2}' /proc/self/mounts | grep -E "^($DATA_ROOT|$EXEC_ROOT)/" | sort -r | while read -r m; do
-    umount -l "$m" 2>/dev/null || true
-  done
+  awk -v a="$DATA_ROOT/" -v b="$EXEC_ROOT/" 'index($2, a) == 1 || index($2, b) == 1 {print $2}' /proc/self/mounts \
+    | sort -r | while read -r m; do umount -l "$m" 2>/dev/null || true; done
 }
 
 remove_cgroups() {
@@ -71,6 +88,7 @@ remove_cgroups() {
 }
 
 stop() {
+  if [ -f "$PIDFILE" ] && ! own_engine; then log "removing the stale PID file $PIDFILE"; rm -f "$PIDFILE"; fi
   stop_by_pidfile "the docker engine (its containers stop with it)" "$PIDFILE"
   rm -f "$SOCKET"
   [ -d "$DOCKER_HOME" ] || return 0
@@ -79,7 +97,7 @@ stop() {
 }
 
 status() {
-  if pid_alive "$PIDFILE"; then echo "docker engine: running (pid $(cat "$PIDFILE")) DOCKER_HOST=unix://$SOCKET"
+  if own_engine; then echo "docker engine: running (pid $(cat "$PIDFILE")) DOCKER_HOST=unix://$SOCKET"
   else echo "docker engine: stopped"; return 1; fi
 }
 

@@ -4,6 +4,7 @@ configuration keys. No Docker engine is needed: `docker-compose config` validate
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -48,16 +49,21 @@ def _compose_binary() -> list[str]:
     return [found]
 
 
+# the file's own variables: unset, so the checks see its defaults whatever the caller's environment holds
+COMPOSE_VARIABLES = ("KAFKA_IMAGE", "POSTGRES_IMAGE", "REGISTRY_IMAGE", "PYTHON_IMAGE", "MAVEN_IMAGE", "DELTA_DATA")
+
+
 def compose_config() -> dict[str, Any]:
     """`docker-compose config` as JSON: Compose v2 prints it itself; v1 prints YAML, which the Python that
     runs docker-compose (it needs PyYAML) turns into JSON."""
     cmd = _compose_binary()
+    env = {k: v for k, v in os.environ.items() if k not in COMPOSE_VARIABLES and not k.startswith("COMPOSE_")}
     as_json = subprocess.run(
-        [*cmd, "-f", str(COMPOSE), "config", "--format", "json"], capture_output=True, text=True, timeout=120
+        [*cmd, "-f", str(COMPOSE), "config", "--format", "json"], capture_output=True, text=True, timeout=120, env=env
     )
     if as_json.returncode == 0 and as_json.stdout.lstrip().startswith("{"):
         return dict(json.loads(as_json.stdout))  # Compose v2 (v1 prints its usage for an unknown option)
-    plain = subprocess.run([*cmd, "-f", str(COMPOSE), "config"], capture_output=True, text=True, timeout=120)
+    plain = subprocess.run([*cmd, "-f", str(COMPOSE), "config"], capture_output=True, text=True, timeout=120, env=env)
     assert plain.returncode == 0, f"docker-compose config rejected {COMPOSE}:\n{plain.stderr}"
     first_line = Path(cmd[0]).read_text(errors="replace").splitlines()[0]
     if not first_line.startswith("#!") or "python" not in first_line:
