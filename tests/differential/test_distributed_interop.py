@@ -88,10 +88,20 @@ async def test_java_and_python_workers_share_one_cluster(
             with psycopg.connect(dsn, autocommit=True) as conn:
                 conn.execute("CREATE TABLE items (id int PRIMARY KEY, v text)")
                 conn.execute("INSERT INTO items VALUES (1, 'one')")
-        # one connector created on each worker: a write on a non-leader is forwarded, across languages
+        # one connector created on each worker: a write on a non-leader is forwarded, across languages. A Java
+        # follower answers 409 while the rebalance the previous create started is under way (Connect's "no known
+        # leader URL"): its clients retry, and so does this one
         for name, c in zip(names, (client, java_client), strict=True):
-            r = await c.post("/connectors", json={"name": name, "config": postgres_connector(name, pg_port)})
-            assert r.status_code == 201, r.text
+            request = {"name": name, "config": postgres_connector(name, pg_port)}
+
+            async def create(c: httpx.AsyncClient = c, request: dict[str, Any] = request) -> bool:
+                r = await c.post("/connectors", json=request)
+                if r.status_code == 409 and "rebalance" in r.text:
+                    return False
+                assert r.status_code == 201, r.text
+                return True
+
+            await wait_for(create, timeout=60)
 
         async def running_everywhere() -> dict[str, Any] | None:
             out = {}
