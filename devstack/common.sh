@@ -30,3 +30,16 @@ stop_by_pidfile() {
   fi
   rm -f "$pidfile"
 }
+
+# apt_install PKG...: installs Debian packages as root (a clear message otherwise). Their services are held back
+# while installing (Debian's policy-rc.d, when the host has none): the devstack runs private instances of its own.
+apt_install() {
+  [ "$(id -u)" = 0 ] || die "missing Debian packages: $*. Install them with: sudo apt-get install -y $*"
+  log "installing $* with apt-get"
+  local policy=/usr/sbin/policy-rc.d added="" rc=0
+  if [ ! -e "$policy" ]; then printf '#!/bin/sh\nexit 101\n' > "$policy"; chmod 755 "$policy"; added=1; fi
+  apt-get update -qq >/dev/null || rc=$?
+  [ $rc -ne 0 ] || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >/dev/null || rc=$?
+  [ -z "$added" ] || rm -f "$policy"
+  [ $rc -eq 0 ] || die "apt-get install $* failed"
+}

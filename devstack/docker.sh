@@ -16,7 +16,6 @@ SOCKET="$RUN_DIR/docker.sock"
 PIDFILE="$RUN_DIR/dockerd.pid"
 LOGFILE="$DOCKER_HOME/dockerd.log"
 CGROUP_PARENT=cw-devstack-docker   # a name of our own: stop removes the (empty) cgroup folders under it
-PACKAGES="docker.io debootstrap docker-compose"
 
 install() {
   local missing=()
@@ -24,16 +23,7 @@ install() {
   command -v debootstrap >/dev/null || missing+=(debootstrap)
   command -v docker-compose >/dev/null || missing+=(docker-compose)
   [ ${#missing[@]} -eq 0 ] && return
-  [ "$(id -u)" = 0 ] || die "missing Debian packages: ${missing[*]}. Install them with: sudo apt-get install -y $PACKAGES"
-  log "installing ${missing[*]} with apt-get (the packages' own services are not started)"
-  # Debian's policy-rc.d: the packages' docker/containerd services are not started by the installation
-  local policy=/usr/sbin/policy-rc.d added=""
-  if [ ! -e "$policy" ]; then printf '#!/bin/sh\nexit 101\n' > "$policy"; chmod 755 "$policy"; added=1; fi
-  apt-get update -qq >/dev/null
-  local rc=0
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null || rc=$?
-  [ -z "$added" ] || rm -f "$policy"
-  [ $rc -eq 0 ] || die "apt-get install ${missing[*]} failed"
+  apt_install "${missing[@]}"
 }
 
 # own_engine: true when the PID file names a running dockerd started by this script (not a reused PID)

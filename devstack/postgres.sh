@@ -21,14 +21,8 @@ install() {
   [ -f "/usr/lib/postgresql/$PG_VERSION/lib/wal2json.so" ] || missing+=("postgresql-$PG_VERSION-wal2json")
   [ -f "/usr/share/postgresql/$PG_VERSION/extension/postgis.control" ] || missing+=("postgresql-$PG_VERSION-postgis-3")
   [ ${#missing[@]} -eq 0 ] && return
-  if [ "$(id -u)" != 0 ]; then
-    die "missing Debian packages: ${missing[*]}. Install them with: sudo apt-get install -y $PACKAGES"
-  fi
-  log "installing ${missing[*]} with apt-get"
-  apt-get update -qq >/dev/null
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $PACKAGES >/dev/null \
-    || die "apt-get install $PACKAGES failed"
-  # The Debian package starts a system cluster on 5432; ours is private and does not need it.
+  # shellcheck disable=SC2086
+  apt_install $PACKAGES   # (the package's own system cluster is not started: ours is private)
 }
 
 init_cluster() {

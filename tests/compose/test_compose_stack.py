@@ -254,8 +254,7 @@ def test_changes_reach_kafka_and_the_delta_table(connector: str, pg: psycopg.Con
         reader.close()
 
     # the Spark container's Delta table converges to the source table (its trigger: every 10 s)
-    table = until("the Delta table equal to inventory.customers", lambda: _delta_rows("customers") == expected, 300, 10)
-    assert table
+    until("the Delta table equal to inventory.customers", lambda: _delta_rows("customers") == expected, 300, 10)
 
 
 def test_avro_connector_writes_through_the_schema_registry(pg: psycopg.Connection[Any]) -> None:

@@ -48,6 +48,12 @@ class Cluster:
         self.workers.append((worker, client))
         return worker, client
 
+    async def start(self, workers: int, connectors: int = 0, tasks: int = 0) -> dict[str | ConnectorTaskId, str]:
+        """Adds `workers` workers, then waits until the cluster has settled with that much work running."""
+        for _ in range(workers):
+            await self.add()
+        return await self.settled(connectors, tasks)
+
     async def remove(self, worker: WorkerProcess) -> None:
         for i, (w, client) in enumerate(self.workers):
             if w is worker:
@@ -134,9 +140,7 @@ async def _statuses(client: httpx.AsyncClient, names: list[str]) -> dict[str, An
 
 
 async def test_three_workers_share_connectors_and_any_worker_takes_writes(cluster: Cluster, tmp_path: Path) -> None:
-    for _ in range(3):
-        await cluster.add()
-    await cluster.settled(0, 0)
+    await cluster.start(3)
     leaders = {cluster.herder(i).member.leader_url for i in range(3)}
     assert len(leaders) == 1 and None not in leaders
     names = [f"fs{i}" for i in range(4)]
@@ -206,9 +210,7 @@ async def test_a_joining_worker_takes_work_without_restarting_what_stays(cluster
 
 
 async def test_a_leaving_worker_hands_its_work_over(cluster: Cluster, tmp_path: Path) -> None:
-    for _ in range(3):
-        await cluster.add()
-    await cluster.settled(0, 0)
+    await cluster.start(3)
     client = cluster.workers[0][1]
     await _create_file_connectors(client, tmp_path, ["l0", "l1", "l2"])
     owners = await cluster.settled(3, 3)
@@ -263,9 +265,7 @@ async def _has(read: Any, n: int) -> list[bytes] | None:
 
 
 async def test_stop_offsets_restart_and_resume_work_from_any_worker(cluster: Cluster, tmp_path: Path) -> None:
-    for _ in range(2):
-        await cluster.add()
-    await cluster.settled(0, 0)
+    await cluster.start(2)
     a, b = (c for _, c in cluster.workers)
     source = tmp_path / "ops.txt"
     source.write_text("x\ny\n")
@@ -324,9 +324,7 @@ async def test_the_sessioned_group_signs_inter_worker_requests(cluster: Cluster,
     """KIP-507: the group runs `sessioned` (Connect's default), the leader keeps a session key in the config topic,
     task configs handed to the leader are signed, and an internal request without a valid signature is refused
     with Connect's answers."""
-    for _ in range(2):
-        await cluster.add()
-    await cluster.settled(0, 0)
+    await cluster.start(2)
     assert all(cluster.herder(i).member.protocol == "sessioned" for i in range(2))
 
     async def key_known() -> bool:
@@ -387,9 +385,7 @@ async def test_a_worker_that_lost_its_membership_takes_its_own_work_up_again(
     the default kept here), no work moved."""
     cluster = Cluster(kafka_bootstrap, PluginRegistry.from_entry_points())
     try:
-        for _ in range(2):
-            await cluster.add()
-        await cluster.settled(0, 0)
+        await cluster.start(2)
         client = cluster.workers[0][1]
         await _create_file_connectors(client, tmp_path, [f"m{i}" for i in range(2)])
         before = await cluster.settled(2, 2)
@@ -418,17 +414,13 @@ async def test_a_restarted_cluster_resumes_as_it_was(kafka_bootstrap: str, tmp_p
     second = Cluster(kafka_bootstrap, PluginRegistry.from_entry_points(), **{"scheduled.rebalance.max.delay.ms": "0"})
     second.prefix, second.extra = first.prefix, dict(first.extra)
     try:
-        for _ in range(2):
-            await first.add()
-        await first.settled(0, 0)
+        await first.start(2)
         client = first.workers[0][1]
         await _create_file_connectors(client, tmp_path, [f"r{i}" for i in range(3)])
         await first.settled(3, 3)
         assert (await client.put("/connectors/r1/pause")).status_code == 202
         await first.close()
-        for _ in range(2):
-            await second.add()
-        await second.settled(3, 3)
+        await second.start(2, 3, 3)
 
         ids = {w.config.worker_id for w, _ in second.workers}
 
