@@ -89,8 +89,19 @@ class TopicAdmin:
         )
         return True
 
-    async def topic_config(self, name: str) -> dict[str, str]:
+    async def topic_config(self, name: str, *, appear_within: float = 0.0) -> dict[str, str]:
+        """The topic's configuration. `appear_within`: seconds to go on asking while the broker does not know the
+        topic yet (one another worker has just created: its metadata reaches every broker a moment later)."""
         res = ConfigResource(ConfigResource.Type.TOPIC, name)
-        futures = self._admin.describe_configs([res], request_timeout=30)
-        entries = await asyncio.wrap_future(futures[res])
-        return {k: v.value for k, v in entries.items()}
+        deadline = asyncio.get_running_loop().time() + appear_within
+        while True:
+            futures = self._admin.describe_configs([res], request_timeout=30)
+            try:
+                entries = await asyncio.wrap_future(futures[res])
+            except KafkaException as e:
+                unknown = e.args[0].code() == KafkaError.UNKNOWN_TOPIC_OR_PART
+                if not unknown or asyncio.get_running_loop().time() >= deadline:
+                    raise
+                await asyncio.sleep(0.2)
+                continue
+            return {k: v.value for k, v in entries.items()}

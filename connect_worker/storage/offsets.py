@@ -57,7 +57,8 @@ async def ensure_compacted_topic(
     )
     if created:
         return
-    policy = (await admin.topic_config(topic)).get("cleanup.policy", "")
+    # created a moment ago by another worker starting beside this one: the broker may not know it yet
+    policy = (await admin.topic_config(topic, appear_within=10.0)).get("cleanup.policy", "")
     if "compact" not in policy.split(","):
         raise ConfigError(
             f"Topic '{topic}' supplied via the '{purpose}' property is required to have "
