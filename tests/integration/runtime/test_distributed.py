@@ -304,19 +304,32 @@ async def test_stop_offsets_restart_and_resume_work_from_any_worker(cluster: Clu
     await cluster.settled(1, 1)
     for client in (a, b):
         await wait_for(lambda c=client: state(c, "RUNNING", 1))  # type: ignore[misc]
-    # a restart of everything, asked of either worker, is planned by the leader and carried out by the owners
+    task = ConnectorTaskId("ops", 0)
+
+    def starts() -> int:
+        return sum(cluster.herder(i).task_starts.get(task, 0) for i in range(2))
+
+    assert starts() >= 2  # the first start and the one after resume
+    # a restart of everything, asked of either worker, is planned by the leader and carried out by the owners; the
+    # 202 comes before that (the request goes through the config topic), so the start is waited for
+    before = starts()
     r = await b.post("/connectors/ops/restart?includeTasks=true")
     assert r.status_code == 202, r.text
     assert r.json()["connector"]["state"] == "RESTARTING"
+
+    async def restarted() -> bool:
+        return starts() > before
+
+    await wait_for(restarted)
     await wait_for(lambda: state(a, "RUNNING", 1))
-    # a task restart asked of the worker not running it is sent on to the one that does
+    # a task restart asked of the worker not running it is sent on to the one that does; it is done when answered
+    before = starts()
     for client in (a, b):
         assert (await client.post("/connectors/ops/tasks/0/restart")).status_code == 204
     assert (await a.post("/connectors/ops/tasks/7/restart")).status_code == 404
+    assert starts() >= before + 2, (before, starts())  # one start per worker asked, done before the 204
     await wait_for(lambda: state(b, "RUNNING", 1))
-    owner = cluster.owners()[ConnectorTaskId("ops", 0)]
-    starts = sum(cluster.herder(i).task_starts.get(ConnectorTaskId("ops", 0), 0) for i in range(2))
-    assert starts >= 5, starts  # first start, resume, restart with tasks, and two task restarts (one per worker ask)
+    owner = cluster.owners()[task]
     assert owner in {w.config.worker_id for w, _ in cluster.workers}
 
 
