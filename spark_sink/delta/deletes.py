@@ -16,6 +16,10 @@ prints.
 
 `guard` drops from a batch's changes of a table every insert/update that is not newer than its key's newest delete
 (unless the key came back since) and than the newest truncate; deletes always pass (the row guard handles them).
+When every change of the batch for a table is newer than everything the ledger holds for it (the steady stream; the
+job keeps an upper bound of the ledger's newest position per table, learned once and raised by each append), no
+item can supersede any of them: the guard does not read the ledger (no scan and join in the table's MERGE), and the
+changes that bring back a key with a recorded delete are found by `items`, for the batch's one append.
 Soft-delete tables keep their rows, so they only ever have truncate items. Entries of deletes older (by source
 time) than `sink.delete_ledger_retention` stop guarding at once and are dropped at the next compaction: a replay
 older than the retention could then bring such a row back, so choose it longer than any replay.
@@ -36,7 +40,7 @@ import datetime as dt
 import json
 import logging
 import threading
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from delta.tables import DeltaTable
@@ -97,6 +101,13 @@ def _position_of(struct: str) -> list[Column]:
     return [F.col(f"{struct}.{f.name}").alias(c) for f, c in zip(order.STRUCT.fields, order.COLUMNS, strict=True)]
 
 
+def _fresh(ts: Column, expire_before_ms: int | None) -> Column:
+    """An item's or change's source time `ts` is not past the retention (no time counts as fresh)."""
+    if expire_before_ms is None:
+        return F.lit(True)
+    return ts.isNull() | (ts >= F.timestamp_millis(F.lit(expire_before_ms)))
+
+
 def _newest(*extra: str) -> Column:
     parts = [F.col(c).alias(n) for n, c in zip(("epoch", "major", "seq"), order.COLUMNS, strict=True)]
     return F.max(F.struct(*parts, *[F.col(c) for c in extra]))
@@ -115,6 +126,7 @@ class DeleteLedger:
         self._key_types: dict[str, set[str]] = {}  # table → the key types its stored items were written with
         self._current: dict[str, str] = {}  # table → its key type now (the newest batch's)
         self._has_entries: dict[str, bool] = {}  # table → it holds delete entries (a change may revive one)
+        self._newest: dict[str, SourcePosition] = {}  # table → no item of it in the ledger is newer (upper bound)
 
     # -- shape ------------------------------------------------------------------------------------------------
     def exists(self) -> bool:
@@ -137,19 +149,21 @@ class DeleteLedger:
             self._import_legacy(table, key_fields)
             types: set[str] = set()
             has_entries = False
+            newest: list[SourcePosition] = []
             if self.exists():
                 rows = (
                     self._read([table])
-                    .where(F.col(KIND) != TRUNCATED)
-                    .groupBy(KEY_TYPE)
-                    .agg(F.max((F.col(KIND) == DELETED).cast("int")).alias("d"))
+                    .groupBy(KEY_TYPE)  # (null for the truncates)
+                    .agg(F.max((F.col(KIND) == DELETED).cast("int")).alias("d"), _newest().alias("newest"))
                     .collect()
                 )
-                types = {r[KEY_TYPE] for r in rows}
+                types = {r[KEY_TYPE] for r in rows if r[KEY_TYPE] is not None}
                 has_entries = any(r["d"] for r in rows)
+                newest = [SourcePosition(*r["newest"]) for r in rows]
             with self._lock:
                 self._key_types.setdefault(table, set()).update(types)
                 self._has_entries[table] = self._has_entries.get(table, False) or has_entries
+                self._raise_newest(table, newest)
         names = [f.name for f in key_fields]
         with self._lock:
             stored = sorted(self._key_types[table])
@@ -167,6 +181,21 @@ class DeleteLedger:
         with self._lock:
             return self._has_entries.get(table, False)
 
+    def _newer_than_all(self, table: str, oldest: SourcePosition | None) -> bool:
+        """Whether a change at `oldest` (the oldest of a batch's changes of `table`) is newer than every item the
+        ledger holds for `table` (then `guard` passes every change as it is). `prepare(table, …)` first."""
+        if oldest is None:
+            return False
+        with self._lock:
+            newest = self._newest.get(table)
+        return newest is None or oldest > newest
+
+    def _raise_newest(self, table: str, positions: Iterable[SourcePosition | None]) -> None:
+        """(under the lock)"""
+        known = [p for p in (self._newest.get(table), *positions) if p is not None]
+        if known:
+            self._newest[table] = max(known)
+
     def _normalized(self, table: str, items: DataFrame) -> Column:
         """Column: the key text of `items` as the table's key type prints it now."""
         with self._lock:
@@ -182,11 +211,18 @@ class DeleteLedger:
 
     # -- reading ----------------------------------------------------------------------------------------------
     def guard(
-        self, table: str, changes: DataFrame, key_fields: Sequence[T.StructField], expire_before_ms: int | None
+        self,
+        table: str,
+        changes: DataFrame,
+        key_fields: Sequence[T.StructField],
+        expire_before_ms: int | None,
+        oldest: SourcePosition | None = None,
     ) -> DataFrame:
         """`changes` without the inserts/updates that a recorded delete or truncate has superseded, with REVIVES
-        marking the changes that bring a deleted key back. `prepare(table, …)` first."""
-        if not self.exists():
+        marking the changes that bring a deleted key back; as they are when `oldest` (the oldest of the changes)
+        is newer than everything the ledger holds for `table` (REVIVES is then left to `items`). `prepare(table, …)`
+        first."""
+        if not self.exists() or self._newer_than_all(table, oldest):
             return changes.withColumn(REVIVES, F.lit(False))
         items = self._read([table])
         mark = items.where(F.col(KIND) == TRUNCATED).agg(_newest().alias(MARK))
@@ -194,11 +230,7 @@ class DeleteLedger:
         keep = f"({MARK} IS NULL OR {order.newer(order.columns(), order.fields(MARK))})"
         revives: Column = F.lit(False)
         if key_fields:
-            entries = items.where(F.col(KIND) != TRUNCATED)
-            if expire_before_ms is not None:
-                cutoff = F.timestamp_millis(F.lit(expire_before_ms))
-                entries = entries.where(F.col(SOURCE_TS).isNull() | (F.col(SOURCE_TS) >= cutoff))
-            entries = entries.groupBy(self._normalized(table, entries).alias(JOIN_KEY)).agg(_newest(KIND).alias(ENTRY))
+            entries = self._entries(table, items, expire_before_ms)
             guarded = guarded.withColumn(JOIN_KEY, key_json(key_fields)).join(entries, on=JOIN_KEY, how="left")
             deleted = f"({ENTRY} IS NOT NULL AND {ENTRY}.{KIND} = '{DELETED}')"
             newer = order.newer(order.columns(), order.fields(ENTRY))
@@ -206,19 +238,36 @@ class DeleteLedger:
             revives = F.expr(f"NOT {IS_DELETE} AND {deleted} AND {newer}")
         return guarded.where(f"{IS_DELETE} OR ({keep})").withColumn(REVIVES, revives).drop(MARK, ENTRY, JOIN_KEY)
 
+    def _entries(self, table: str, items: DataFrame, expire_before_ms: int | None) -> DataFrame:
+        """Per key (JOIN_KEY, as the table's key type prints it now) of `items` (the ledger's for `table`), its
+        newest delete or come-back still guarding (ENTRY: its position and KIND)."""
+        entries = items.where((F.col(KIND) != TRUNCATED) & _fresh(F.col(SOURCE_TS), expire_before_ms))
+        return entries.groupBy(self._normalized(table, entries).alias(JOIN_KEY)).agg(_newest(KIND).alias(ENTRY))
+
     # -- the batch's items ------------------------------------------------------------------------------------
     def items(
-        self, table: str, guarded: DataFrame, key_fields: Sequence[T.StructField], expire_before_ms: int | None
+        self,
+        table: str,
+        guarded: DataFrame,
+        key_fields: Sequence[T.StructField],
+        expire_before_ms: int | None,
+        oldest: SourcePosition | None = None,
     ) -> DataFrame:
-        """The items a batch's guarded changes of `table` add: its deletes (those not already past the retention)
-        and the keys that came back."""
+        """The items a batch's guarded changes of `table` (`guard` with the same `oldest`) add: its deletes (those
+        not already past the retention) and the keys that came back."""
         with self._lock:
             current = self._current[table]
-        fresh: Column = F.lit(True)
-        if expire_before_ms is not None:
-            fresh = F.col(SOURCE_TS).isNull() | (F.col(SOURCE_TS) >= F.timestamp_millis(F.lit(expire_before_ms)))
+        fresh = _fresh(F.col(SOURCE_TS), expire_before_ms)
+        revives: Column = F.col(REVIVES)
+        if key_fields and self.exists() and self.holds_entries(table) and self._newer_than_all(table, oldest):
+            # the guard passed the changes without reading the ledger: every change is newer than what it holds,
+            # so a change of a key whose newest (still guarding) item is a delete brings it back
+            entries = self._entries(table, self._read([table]), expire_before_ms)
+            deleted = entries.where(f"{ENTRY}.{KIND} = '{DELETED}'").select(JOIN_KEY, F.lit(True).alias(MARK))
+            guarded = guarded.withColumn(JOIN_KEY, key_json(key_fields)).join(deleted, on=JOIN_KEY, how="left")
+            revives = ~F.col(IS_DELETE) & F.col(MARK).isNotNull()
         kind = F.when(F.col(IS_DELETE), F.lit(DELETED)).otherwise(F.lit(REVIVED))
-        return guarded.where((F.col(IS_DELETE) & fresh) | F.col(REVIVES)).select(
+        return guarded.where((F.col(IS_DELETE) & fresh) | revives).select(
             F.lit(table).alias(TABLE),
             key_json(key_fields).alias(KEY),
             F.lit(current).alias(KEY_TYPE),
@@ -232,9 +281,15 @@ class DeleteLedger:
         return self.spark.createDataFrame([row], SCHEMA)
 
     # -- writing ----------------------------------------------------------------------------------------------
-    def append(self, frames: Sequence[tuple[str, DataFrame]], app_id: str, batch_id: int) -> None:
+    def append(
+        self,
+        frames: Sequence[tuple[str, DataFrame]],
+        app_id: str,
+        batch_id: int,
+        newest: Mapping[str, SourcePosition | None],
+    ) -> None:
         """Append the items of a batch's tables (table, items) in one commit, at most once per (`app_id`,
-        `batch_id`)."""
+        `batch_id`). `newest`: per table, a position no item of its frames is newer than."""
         if not frames:
             return
         self._ensure()
@@ -242,7 +297,7 @@ class DeleteLedger:
         for _, frame in frames[1:]:
             union = union.unionByName(frame)
         (
-            union.repartition(F.col(TABLE))  # one file per table and batch
+            union.coalesce(1)  # one task: one file per table and batch (the items are few), and no shuffle
             .write.format("delta")
             .mode("append")
             .option("txnAppId", app_id)
@@ -254,6 +309,7 @@ class DeleteLedger:
                 if table in self._current:
                     self._key_types.setdefault(table, set()).add(self._current[table])
                     self._has_entries[table] = True  # (a truncate-only frame too: harmless, one more guard read)
+                self._raise_newest(table, [newest.get(table)])
 
     def _ensure(self) -> None:
         with self._creating:
@@ -281,8 +337,7 @@ class DeleteLedger:
             .where(f"{MARK} IS NULL OR NOT {order.newer(order.fields(MARK), order.fields(ENTRY))}")
         )
         if expire_before_ms is not None:
-            ts = F.col(f"{ENTRY}.{SOURCE_TS}")
-            entries = entries.where(ts.isNull() | (ts >= F.timestamp_millis(F.lit(expire_before_ms))))
+            entries = entries.where(_fresh(F.col(f"{ENTRY}.{SOURCE_TS}"), expire_before_ms))
         types = F.create_map(*[x for t, c in tables.items() for x in (F.lit(t), F.lit(c))])
         kept = entries.select(TABLE, KEY, types[F.col(TABLE)].alias(KEY_TYPE), *_position_of(ENTRY), f"{ENTRY}.*")
         none = F.lit(None).cast("string")

@@ -91,7 +91,8 @@ class BatchProcessor(BatchSteps):
             )
             metrics.tables.extend(applied)
             # after every table's MERGE, in one commit (a batch killed before it is replayed and appends it then)
-            self.ledger.append(ledger.items, f"{self._idempotence_id()}-ledger", batch_id)
+            newest = {t.table: t.newest for t in summary.tables}
+            self.ledger.append(ledger.items, f"{self._idempotence_id()}-ledger", batch_id, newest)
         finally:
             for frame in ledger.cached:
                 frame.unpersist()
@@ -177,10 +178,11 @@ class BatchProcessor(BatchSteps):
                     source = reduce.latest_per_key(parsed, names, plan.key_columns, toast)
                     source = ledger.cache(source.persist(StorageLevel.MEMORY_AND_DISK))  # until the ledger append
                     cutoff = self._expire_before_ms()
-                    guarded = self.ledger.guard(plan.table, source, keys, cutoff)
+                    guarded = self.ledger.guard(plan.table, source, keys, cutoff, summary.oldest)
                     counts = merge.merge(target, guarded, names, plan.key_columns, p.soft)
                     if p.soft is None and (summary.deletes or self.ledger.holds_entries(plan.table)):
-                        ledger.add(plan.table, self.ledger.items(plan.table, guarded, keys, cutoff))
+                        items = self.ledger.items(plan.table, guarded, keys, cutoff, summary.oldest)
+                        ledger.add(plan.table, items)
             tm.truncated = summary.truncate_at is not None
             tm.inserted, tm.updated, tm.deleted = counts.inserted, counts.updated, counts.deleted
             tm.counted = counts.exact

@@ -31,6 +31,7 @@ class TableSummary:
     truncate_ts_ms: int | None
     max_source_ts_ms: int | None
     newest: SourcePosition | None  # the newest position among the table's events
+    oldest: SourcePosition | None  # the oldest position among its data events (all but truncates)
     toast: tuple[str, ...]  # columns that carry the unchanged-TOAST placeholder somewhere in the batch
     first_partition: tuple[str, int]  # a (topic, partition) other than partition 0, else any
     unknown_order: bool  # some event's order inside its transaction is unknown
@@ -68,6 +69,7 @@ def summarize(decoded: DataFrame) -> BatchSummary:
             F.max("source_ts").alias("max_ts"),
             F.max(F.when(is_truncate, F.struct(position.alias("at"), F.col("source_ts").alias("ts")))).alias("trunc"),
             F.max(F.when(~is_truncate, position)).alias("newest_data"),
+            F.min(F.when(~is_truncate, position)).alias("oldest_data"),
             F.collect_set(F.when(~is_truncate, F.col("key_names"))).alias("key_sets"),
             F.max(F.col("keyless").cast("int")).alias("keyless"),
             F.max((F.col("typed") & ~is_truncate).cast("int")).alias("any_typed"),
@@ -154,6 +156,7 @@ def _table(
             truncate_ts_ms=trunc["ts"] if trunc else None,
             max_source_ts_ms=row["max_ts"],
             newest=max(newest) if newest else None,
+            oldest=_position(row["oldest_data"]),
             toast=tuple(sorted(c for c in row["toast"] or () if c is not None)),
             first_partition=(topic, int(partition)),
             unknown_order=bool(row["unknown_order"]),

@@ -116,11 +116,12 @@ def table_rows(spark: Any, config: Any, table: str, order: str = "id") -> list[d
     return [r.asDict() for r in table_frame(spark, config, table).orderBy(order).collect()]
 
 
-def run_job(spark: Any, config: Any, fault: Any = None, clock: Any = None) -> Any:
-    """One available-now run of the query (a job start: a restart when the checkpoint already exists)."""
+def run_job(spark: Any, config: Any, fault: Any = None, clock: Any = None, processor: Any = None) -> Any:
+    """One available-now run of the query (a job start: a restart when the checkpoint already exists); with
+    `processor` (one an earlier run returned), the batches of a job that keeps running."""
     from spark_sink.job import make_processor, start
 
-    processor = make_processor(spark, config)
+    processor = processor or make_processor(spark, config)
     processor.fault = fault
     if clock is not None:
         processor.clock = clock

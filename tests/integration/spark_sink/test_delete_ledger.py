@@ -4,6 +4,7 @@ append, and compaction keeps only what still guards (the entries the table's own
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -119,6 +120,105 @@ def test_replayed_older_changes_do_not_revive_deleted_or_truncated_rows(
     kafka.flush()
     run_job(spark, config)
     assert table(hard) == {1: ("one-again", None)}
+
+
+def test_a_stream_newer_than_the_ledger_skips_reading_it_and_replays_are_still_guarded(
+    spark: Any, tmp_path: Path, unique_name: str, kafka_bootstrap: str, table_format: str
+) -> None:
+    """Batches whose changes of a table are all newer than what the ledger holds for it are applied without
+    reading the ledger (the steady stream); a batch with an older change reads it again, within the same job and
+    after a restart (which learns the ledger's newest position from the ledger itself)."""
+    from spark_sink.config import SinkConfig
+
+    tbl = Table(unique_name, "public", "fast", FIELDS, ["id"])
+    kafka = Kafka(kafka_bootstrap)
+    kafka.create(tbl.topic)
+    wh = tmp_path / "warehouse"
+    config = SinkConfig(
+        bootstrap_servers=kafka_bootstrap,
+        topics=(tbl.topic,),
+        warehouse=str(wh),
+        checkpoint=str(tmp_path / "checkpoint"),
+        table_name_template="{table}",
+        query_name=f"f_{unique_name}",
+        **format_settings(table_format, unique_name),
+    )
+
+    def send(op: str, lsn: int, row_id: int, v: str = "") -> None:
+        row = {"id": row_id, "v": v}
+        after, before = (None, {"id": row_id}) if op == "d" else (row, None)
+        kafka.send(tbl.topic, tbl.key_bytes(row), tbl.value_bytes(op, lsn, after, before))
+
+    def table() -> dict[int, str]:
+        return {r["id"]: r["v"] for r in table_rows(spark, config, tbl.table)}
+
+    reads: list[int] = []  # the ledger reads of the guard (the one in the table's MERGE)
+
+    def counting(processor: Any) -> Any:
+        ledger, guarding = processor.ledger, threading.local()
+        read, guard = ledger._read, ledger.guard
+
+        def counted_read(tables: Any) -> Any:
+            if getattr(guarding, "on", False):
+                reads.append(1)
+            return read(tables)
+
+        def counted_guard(*args: Any, **kwargs: Any) -> Any:
+            guarding.on = True
+            try:
+                return guard(*args, **kwargs)
+            finally:
+                guarding.on = False
+
+        ledger._read, ledger.guard = counted_read, counted_guard
+        return processor
+
+    def batch(processor: Any = None) -> tuple[Any, int]:
+        before = len(reads)
+        kafka.flush()
+        if processor is None:
+            from spark_sink.job import make_processor
+
+            processor = counting(make_processor(spark, config))
+        return run_job(spark, config, processor=processor), len(reads) - before
+
+    send("c", 100, 1, "one")
+    send("c", 110, 2, "two")
+    send("d", 200, 1)
+    job, _ = batch()
+    assert table() == {2: "two"} and ledger_items(spark, wh, "fast") == [(1, 200, "d")]
+
+    # newer than the ledger: key 1 comes back, key 2 updated, without the guard reading the ledger; that key 1
+    # came back is recorded all the same (found for the batch's ledger append)
+    send("c", 300, 1, "one-again")
+    send("u", 310, 2, "two-updated")
+    job, read = batch(job)
+    assert read == 0
+    assert table() == {1: "one-again", 2: "two-updated"}
+    assert ledger_items(spark, wh, "fast") == [(1, 300, "c")]
+
+    send("d", 400, 2)
+    job, read = batch(job)
+    assert read == 0 and table() == {1: "one-again"}
+    assert ledger_items(spark, wh, "fast") == [(1, 300, "c"), (2, 400, "d")]
+
+    # a replay older than the ledger's newest: guarded against it (without the ledger key 2 would come back)
+    send("c", 110, 2, "two")
+    send("u", 250, 1, "one-stale")
+    job, read = batch(job)
+    assert read > 0 and table() == {1: "one-again"}
+
+    # a restarted job learns the ledger's newest position: a change newer than everything it applied before the
+    # delete of key 2 but older than that delete still stays out
+    send("c", 350, 2, "two-stale")
+    restarted, _ = batch()
+    assert table() == {1: "one-again"}
+
+    # and newer than everything: applied without a read again
+    send("c", 500, 2, "two-new")
+    _, read = batch(restarted)
+    assert read == 0 and table() == {1: "one-again", 2: "two-new"}
+    assert ledger_items(spark, wh, "fast") == [(1, 300, "c"), (2, 500, "c")]
 
 
 def test_ledger_entries_expire_after_the_retention(
