@@ -26,6 +26,27 @@ pytestmark = [pytest.mark.integration, pytest.mark.spark]
 FIELDS = [f("id", "int32", False), f("v", "string")]
 
 
+def one_table(name: str, tmp_path: Path, unique_name: str, kafka_bootstrap: str, **settings: Any) -> tuple[Any, ...]:
+    """A topic of table `name` (FIELDS, keyed by id) and a job config reading it into tmp_path/warehouse:
+    (table, kafka, warehouse, config)."""
+    from spark_sink.config import SinkConfig
+
+    tbl = Table(unique_name, "public", name, FIELDS, ["id"])
+    kafka = Kafka(kafka_bootstrap)
+    kafka.create(tbl.topic)
+    wh = tmp_path / "warehouse"
+    config = SinkConfig(
+        bootstrap_servers=kafka_bootstrap,
+        topics=(tbl.topic,),
+        warehouse=str(wh),
+        checkpoint=str(tmp_path / "checkpoint"),
+        table_name_template="{table}",
+        query_name=f"{name}_{unique_name}",
+        **settings,
+    )
+    return tbl, kafka, wh, config
+
+
 def test_replayed_older_changes_do_not_revive_deleted_or_truncated_rows(
     spark: Any, tmp_path: Path, unique_name: str, kafka_bootstrap: str, table_format: str
 ) -> None:
@@ -128,21 +149,8 @@ def test_a_stream_newer_than_the_ledger_skips_reading_it_and_replays_are_still_g
     """Batches whose changes of a table are all newer than what the ledger holds for it are applied without
     reading the ledger (the steady stream); a batch with an older change reads it again, within the same job and
     after a restart (which learns the ledger's newest position from the ledger itself)."""
-    from spark_sink.config import SinkConfig
-
-    tbl = Table(unique_name, "public", "fast", FIELDS, ["id"])
-    kafka = Kafka(kafka_bootstrap)
-    kafka.create(tbl.topic)
-    wh = tmp_path / "warehouse"
-    config = SinkConfig(
-        bootstrap_servers=kafka_bootstrap,
-        topics=(tbl.topic,),
-        warehouse=str(wh),
-        checkpoint=str(tmp_path / "checkpoint"),
-        table_name_template="{table}",
-        query_name=f"f_{unique_name}",
-        **format_settings(table_format, unique_name),
-    )
+    settings = format_settings(table_format, unique_name)
+    tbl, kafka, wh, config = one_table("fast", tmp_path, unique_name, kafka_bootstrap, **settings)
 
     def send(op: str, lsn: int, row_id: int, v: str = "") -> None:
         row = {"id": row_id, "v": v}
@@ -228,20 +236,8 @@ def test_ledger_entries_expire_after_the_retention(
     entries that grow older are dropped in the next ledger write; younger ones stay and keep guarding."""
     import time
 
-    from spark_sink.config import SinkConfig
-
-    tbl = Table(unique_name, "public", "kept", FIELDS, ["id"])
-    kafka = Kafka(kafka_bootstrap)
-    kafka.create(tbl.topic)
-    wh = tmp_path / "warehouse"
-    config = SinkConfig(
-        bootstrap_servers=kafka_bootstrap,
-        topics=(tbl.topic,),
-        warehouse=str(wh),
-        checkpoint=str(tmp_path / "checkpoint"),
-        table_name_template="{table}",
-        query_name=f"r_{unique_name}",
-        delete_ledger_retention="1 minutes",
+    tbl, kafka, wh, config = one_table(
+        "kept", tmp_path, unique_name, kafka_bootstrap, delete_ledger_retention="1 minutes"
     )
     now_ms = int(time.time() * 1000)
     young_ms = now_ms - 30_000
@@ -281,13 +277,9 @@ def test_a_ledger_of_the_earlier_layout_is_imported_and_compaction_runs_by_itsel
 
     from pyspark.sql import types as T
 
-    from spark_sink.config import SinkConfig
     from spark_sink.delta import deletes
 
-    tbl = Table(unique_name, "public", "old", FIELDS, ["id"])
-    kafka = Kafka(kafka_bootstrap)
-    kafka.create(tbl.topic)
-    wh = tmp_path / "warehouse"
+    tbl, kafka, wh, config = one_table("old", tmp_path, unique_name, kafka_bootstrap)
     legacy = wh / "_cdc_deletes" / "old"
     schema = T.StructType(
         [
@@ -300,14 +292,6 @@ def test_a_ledger_of_the_earlier_layout_is_imported_and_compaction_runs_by_itsel
     stamp = dt.datetime(2026, 1, 1)
     rows_then = [(1, 0, 200, 0, stamp, False), (None, 0, 50, 0, stamp, True)]
     spark.createDataFrame(rows_then, schema).write.format("delta").save(str(legacy))
-    config = SinkConfig(
-        bootstrap_servers=kafka_bootstrap,
-        topics=(tbl.topic,),
-        warehouse=str(wh),
-        checkpoint=str(tmp_path / "checkpoint"),
-        table_name_template="{table}",
-        query_name=f"i_{unique_name}",
-    )
 
     def send(op: str, lsn: int, row_id: int) -> None:
         row = {"id": row_id, "v": f"v{lsn}"}
