@@ -19,7 +19,8 @@ prints.
 When every change of the batch for a table is newer than everything the ledger holds for it (the steady stream; the
 job keeps an upper bound of the ledger's newest position per table, learned once and raised by each append), no
 item can supersede any of them: the guard does not read the ledger (no scan and join in the table's MERGE), and the
-changes that bring back a key with a recorded delete are found by `items`, for the batch's one append.
+changes that bring back a key with a recorded delete are found by `items`, for the batch's one append. The bound is
+the job's own: it relies on the job being the only writer of its tables (and so of their ledger rows).
 Soft-delete tables keep their rows, so they only ever have truncate items. Entries of deletes older (by source
 time) than `sink.delete_ledger_retention` stop guarding at once and are dropped at the next compaction: a replay
 older than the retention could then bring such a row back, so choose it longer than any replay.
@@ -297,7 +298,7 @@ class DeleteLedger:
         for _, frame in frames[1:]:
             union = union.unionByName(frame)
         (
-            union.coalesce(1)  # one task: one file per table and batch (the items are few), and no shuffle
+            union.repartition(1)  # one file per table and batch (the items are few); what they come from in parallel
             .write.format("delta")
             .mode("append")
             .option("txnAppId", app_id)

@@ -179,9 +179,11 @@ class BatchProcessor(BatchSteps):
                     source = ledger.cache(source.persist(StorageLevel.MEMORY_AND_DISK))  # until the ledger append
                     cutoff = self._expire_before_ms()
                     guarded = self.ledger.guard(plan.table, source, keys, cutoff, summary.oldest)
-                    counts = merge.merge(target, guarded, names, plan.key_columns, p.soft)
+                    items = None  # built before the MERGE: it may read the ledger, which must not fail after it
                     if p.soft is None and (summary.deletes or self.ledger.holds_entries(plan.table)):
                         items = self.ledger.items(plan.table, guarded, keys, cutoff, summary.oldest)
+                    counts = merge.merge(target, guarded, names, plan.key_columns, p.soft)
+                    if items is not None:
                         ledger.add(plan.table, items)
             tm.truncated = summary.truncate_at is not None
             tm.inserted, tm.updated, tm.deleted = counts.inserted, counts.updated, counts.deleted

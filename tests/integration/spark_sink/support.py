@@ -116,6 +116,28 @@ def table_rows(spark: Any, config: Any, table: str, order: str = "id") -> list[d
     return [r.asDict() for r in table_frame(spark, config, table).orderBy(order).collect()]
 
 
+def one_table(name: str, tmp_path: Path, unique_name: str, kafka_bootstrap: str, **settings: Any) -> tuple[Any, ...]:
+    """A topic of table `name` (id int32 key, v string) and a job config reading it into tmp_path/warehouse:
+    (table, kafka, warehouse, config)."""
+    from spark_sink.config import SinkConfig
+    from tests.integration.spark_sink.debezium_records import Table, f
+
+    tbl = Table(unique_name, "public", name, [f("id", "int32", False), f("v", "string")], ["id"])
+    kafka = Kafka(kafka_bootstrap)
+    kafka.create(tbl.topic)
+    wh = tmp_path / "warehouse"
+    config = SinkConfig(
+        bootstrap_servers=kafka_bootstrap,
+        topics=(tbl.topic,),
+        warehouse=str(wh),
+        checkpoint=str(tmp_path / "checkpoint"),
+        table_name_template="{table}",
+        query_name=f"{name}_{unique_name}",
+        **settings,
+    )
+    return tbl, kafka, wh, config
+
+
 def run_job(spark: Any, config: Any, fault: Any = None, clock: Any = None, processor: Any = None) -> Any:
     """One available-now run of the query (a job start: a restart when the checkpoint already exists); with
     `processor` (one an earlier run returned), the batches of a job that keeps running."""

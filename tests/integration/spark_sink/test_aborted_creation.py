@@ -10,8 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.integration.spark_sink.debezium_records import Table, f
-from tests.integration.spark_sink.support import Kafka, ledger_items, rows, run_job
+from tests.integration.spark_sink.support import ledger_items, one_table, rows, run_job
 
 pytestmark = [pytest.mark.integration, pytest.mark.spark]
 
@@ -34,26 +33,13 @@ def test_a_creation_killed_before_its_commit_is_redone(
     leftover: str,
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    from spark_sink.config import SinkConfig
-
-    tbl = Table(unique_name, "public", "items", [f("id", "int32", False), f("v", "string")], ["id"])
-    kafka = Kafka(kafka_bootstrap)
-    kafka.create(tbl.topic)
-    wh = tmp_path / "warehouse"
+    tbl, kafka, wh, config = one_table("items", tmp_path, unique_name, kafka_bootstrap)
     aborted_log(wh / "items", leftover)
     aborted_log(wh / "_cdc_ledger", leftover)
     kafka.send(tbl.topic, tbl.key_bytes({"id": 1}), tbl.value_bytes("c", 100, {"id": 1, "v": "one"}))
     kafka.send(tbl.topic, tbl.key_bytes({"id": 2}), tbl.value_bytes("c", 110, {"id": 2, "v": "two"}))
     kafka.send(tbl.topic, tbl.key_bytes({"id": 2}), tbl.value_bytes("d", 120, None, {"id": 2}))
     kafka.flush()
-    config = SinkConfig(
-        bootstrap_servers=kafka_bootstrap,
-        topics=(tbl.topic,),
-        warehouse=str(wh),
-        checkpoint=str(tmp_path / "checkpoint"),
-        table_name_template="{table}",
-        query_name=f"q_{unique_name}",
-    )
     with caplog.at_level(logging.WARNING, logger="spark_sink"):
         run_job(spark, config)
     assert not (wh / "_dead_letter").exists()

@@ -16,6 +16,7 @@ from tests.integration.spark_sink.support import (
     deleted_column,
     format_settings,
     ledger_items,
+    one_table,
     rows,
     run_job,
     table_rows,
@@ -24,27 +25,6 @@ from tests.integration.spark_sink.support import (
 pytestmark = [pytest.mark.integration, pytest.mark.spark]
 
 FIELDS = [f("id", "int32", False), f("v", "string")]
-
-
-def one_table(name: str, tmp_path: Path, unique_name: str, kafka_bootstrap: str, **settings: Any) -> tuple[Any, ...]:
-    """A topic of table `name` (FIELDS, keyed by id) and a job config reading it into tmp_path/warehouse:
-    (table, kafka, warehouse, config)."""
-    from spark_sink.config import SinkConfig
-
-    tbl = Table(unique_name, "public", name, FIELDS, ["id"])
-    kafka = Kafka(kafka_bootstrap)
-    kafka.create(tbl.topic)
-    wh = tmp_path / "warehouse"
-    config = SinkConfig(
-        bootstrap_servers=kafka_bootstrap,
-        topics=(tbl.topic,),
-        warehouse=str(wh),
-        checkpoint=str(tmp_path / "checkpoint"),
-        table_name_template="{table}",
-        query_name=f"{name}_{unique_name}",
-        **settings,
-    )
-    return tbl, kafka, wh, config
 
 
 def test_replayed_older_changes_do_not_revive_deleted_or_truncated_rows(
@@ -224,9 +204,19 @@ def test_a_stream_newer_than_the_ledger_skips_reading_it_and_replays_are_still_g
 
     # and newer than everything: applied without a read again
     send("c", 500, 2, "two-new")
-    _, read = batch(restarted)
+    restarted, read = batch(restarted)
     assert read == 0 and table() == {1: "one-again", 2: "two-new"}
     assert ledger_items(spark, wh, "fast") == [(1, 300, "c"), (2, 500, "c")]
+
+    # the bound an append sets is the newest position of its batch, not the oldest: a change between the two that
+    # is older than a delete the batch recorded is still guarded against it
+    send("c", 600, 3, "three")
+    send("d", 650, 3)
+    restarted, read = batch(restarted)
+    assert read == 0 and table() == {1: "one-again", 2: "two-new"}
+    send("c", 620, 3, "three-stale")
+    _, read = batch(restarted)
+    assert read > 0 and table() == {1: "one-again", 2: "two-new"}
 
 
 def test_ledger_entries_expire_after_the_retention(
