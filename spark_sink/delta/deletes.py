@@ -37,6 +37,7 @@ table at `<warehouse>/_cdc_deletes/<table>`) is imported the first time the job 
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import json
 import logging
@@ -114,6 +115,15 @@ def _newest(*extra: str) -> Column:
     return F.max(F.struct(*parts, *[F.col(c) for c in extra]))
 
 
+@dataclasses.dataclass(frozen=True)
+class Guarded:
+    """What `guard` hands on: the changes (for the MERGE, and for `items`), and whether the ledger was read for them
+    (else every change is newer than all it holds, and `items` finds the keys that come back)."""
+
+    frame: DataFrame
+    read: bool
+
+
 class DeleteLedger:
     """The ledger of one job (one per batch processor; the methods are safe to call from its table threads)."""
 
@@ -184,7 +194,7 @@ class DeleteLedger:
 
     def _newer_than_all(self, table: str, oldest: SourcePosition | None) -> bool:
         """Whether a change at `oldest` (the oldest of a batch's changes of `table`) is newer than every item the
-        ledger holds for `table` (then `guard` passes every change as it is). `prepare(table, …)` first."""
+        ledger holds for `table`."""
         if oldest is None:
             return False
         with self._lock:
@@ -218,13 +228,13 @@ class DeleteLedger:
         key_fields: Sequence[T.StructField],
         expire_before_ms: int | None,
         oldest: SourcePosition | None = None,
-    ) -> DataFrame:
+    ) -> Guarded:
         """`changes` without the inserts/updates that a recorded delete or truncate has superseded, with REVIVES
-        marking the changes that bring a deleted key back; as they are when `oldest` (the oldest of the changes)
-        is newer than everything the ledger holds for `table` (REVIVES is then left to `items`). `prepare(table, …)`
-        first."""
+        marking the changes that bring a deleted key back; as they are, unread, when `oldest` (the oldest of the
+        changes) is newer than everything the ledger holds for `table` (REVIVES is then left to `items`).
+        `prepare(table, …)` first."""
         if not self.exists() or self._newer_than_all(table, oldest):
-            return changes.withColumn(REVIVES, F.lit(False))
+            return Guarded(changes.withColumn(REVIVES, F.lit(False)), read=False)
         items = self._read([table])
         mark = items.where(F.col(KIND) == TRUNCATED).agg(_newest().alias(MARK))
         guarded = changes.crossJoin(mark)
@@ -237,7 +247,8 @@ class DeleteLedger:
             newer = order.newer(order.columns(), order.fields(ENTRY))
             keep += f" AND (NOT {deleted} OR {newer})"
             revives = F.expr(f"NOT {IS_DELETE} AND {deleted} AND {newer}")
-        return guarded.where(f"{IS_DELETE} OR ({keep})").withColumn(REVIVES, revives).drop(MARK, ENTRY, JOIN_KEY)
+        frame = guarded.where(f"{IS_DELETE} OR ({keep})").withColumn(REVIVES, revives).drop(MARK, ENTRY, JOIN_KEY)
+        return Guarded(frame, read=True)
 
     def _entries(self, table: str, items: DataFrame, expire_before_ms: int | None) -> DataFrame:
         """Per key (JOIN_KEY, as the table's key type prints it now) of `items` (the ledger's for `table`), its
@@ -247,28 +258,23 @@ class DeleteLedger:
 
     # -- the batch's items ------------------------------------------------------------------------------------
     def items(
-        self,
-        table: str,
-        guarded: DataFrame,
-        key_fields: Sequence[T.StructField],
-        expire_before_ms: int | None,
-        oldest: SourcePosition | None = None,
+        self, table: str, guarded: Guarded, key_fields: Sequence[T.StructField], expire_before_ms: int | None
     ) -> DataFrame:
-        """The items a batch's guarded changes of `table` (`guard` with the same `oldest`) add: its deletes (those
-        not already past the retention) and the keys that came back."""
+        """The items a batch's guarded changes of `table` add: its deletes (those not already past the retention)
+        and the keys that came back."""
         with self._lock:
             current = self._current[table]
         fresh = _fresh(F.col(SOURCE_TS), expire_before_ms)
-        revives: Column = F.col(REVIVES)
-        if key_fields and self.exists() and self.holds_entries(table) and self._newer_than_all(table, oldest):
-            # the guard passed the changes without reading the ledger: every change is newer than what it holds,
-            # so a change of a key whose newest (still guarding) item is a delete brings it back
+        changes, revives = guarded.frame, F.col(REVIVES)
+        if not guarded.read and key_fields and self.holds_entries(table):
+            # every change is newer than what the ledger holds: one whose key's newest (still guarding) item is a
+            # delete brings it back
             entries = self._entries(table, self._read([table]), expire_before_ms)
             deleted = entries.where(f"{ENTRY}.{KIND} = '{DELETED}'").select(JOIN_KEY, F.lit(True).alias(MARK))
-            guarded = guarded.withColumn(JOIN_KEY, key_json(key_fields)).join(deleted, on=JOIN_KEY, how="left")
+            changes = changes.withColumn(JOIN_KEY, key_json(key_fields)).join(deleted, on=JOIN_KEY, how="left")
             revives = ~F.col(IS_DELETE) & F.col(MARK).isNotNull()
         kind = F.when(F.col(IS_DELETE), F.lit(DELETED)).otherwise(F.lit(REVIVED))
-        return guarded.where((F.col(IS_DELETE) & fresh) | revives).select(
+        return changes.where((F.col(IS_DELETE) & fresh) | revives).select(
             F.lit(table).alias(TABLE),
             key_json(key_fields).alias(KEY),
             F.lit(current).alias(KEY_TYPE),

@@ -181,8 +181,8 @@ class BatchProcessor(BatchSteps):
                     guarded = self.ledger.guard(plan.table, source, keys, cutoff, summary.oldest)
                     items = None  # built before the MERGE: it may read the ledger, which must not fail after it
                     if p.soft is None and (summary.deletes or self.ledger.holds_entries(plan.table)):
-                        items = self.ledger.items(plan.table, guarded, keys, cutoff, summary.oldest)
-                    counts = merge.merge(target, guarded, names, plan.key_columns, p.soft)
+                        items = self.ledger.items(plan.table, guarded, keys, cutoff)
+                    counts = merge.merge(target, guarded.frame, names, plan.key_columns, p.soft)
                     if items is not None:
                         ledger.add(plan.table, items)
             tm.truncated = summary.truncate_at is not None

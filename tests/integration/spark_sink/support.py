@@ -4,11 +4,14 @@ Iceberg), running the job once (available-now) on the test session's SparkSessio
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import confluent_kafka
 from confluent_kafka.admin import AdminClient, NewTopic
+
+from tests.integration.spark_sink.debezium_records import Table, f
 
 
 class Kafka:
@@ -116,13 +119,48 @@ def table_rows(spark: Any, config: Any, table: str, order: str = "id") -> list[d
     return [r.asDict() for r in table_frame(spark, config, table).orderBy(order).collect()]
 
 
-def one_table(name: str, tmp_path: Path, unique_name: str, kafka_bootstrap: str, **settings: Any) -> tuple[Any, ...]:
-    """A topic of table `name` (id int32 key, v string) and a job config reading it into tmp_path/warehouse:
-    (table, kafka, warehouse, config)."""
-    from spark_sink.config import SinkConfig
-    from tests.integration.spark_sink.debezium_records import Table, f
+ID_V_FIELDS = [f("id", "int32", False), f("v", "string")]  # the (id key, v) table most of these tests use
 
-    tbl = Table(unique_name, "public", name, [f("id", "int32", False), f("v", "string")], ["id"])
+
+def send_change(
+    kafka: Kafka,
+    tbl: Table,
+    op: str,
+    lsn: int,
+    row_id: int,
+    v: str | None = None,
+    *,
+    ts_ms: int | None = None,
+    tombstone: bool = False,
+) -> None:
+    """One change event of row `row_id` of an ID_V_FIELDS table (`v` by default "v<lsn>"); a delete carries the key
+    as its before image, and a tombstone after it with `tombstone`."""
+    row = {"id": row_id, "v": f"v{lsn}" if v is None else v}
+    after, before = (None, {"id": row_id}) if op == "d" else (row, None)
+    value = tbl.value_bytes(op, lsn, after, before) if ts_ms is None else tbl.value_bytes(op, lsn, after, before, ts_ms)
+    kafka.send(tbl.topic, tbl.key_bytes(row), value)
+    if op == "d" and tombstone:
+        kafka.send(tbl.topic, tbl.key_bytes(row), None)
+
+
+@dataclass
+class OneTable:
+    """A topic of one ID_V_FIELDS table and a job config reading it into `warehouse` (one_table)."""
+
+    table: Table
+    kafka: Kafka
+    warehouse: Path
+    config: Any
+
+    def send(self, op: str, lsn: int, row_id: int, v: str | None = None, *, ts_ms: int | None = None) -> None:
+        send_change(self.kafka, self.table, op, lsn, row_id, v, ts_ms=ts_ms)
+
+
+def one_table(name: str, tmp_path: Path, unique_name: str, kafka_bootstrap: str, **settings: Any) -> OneTable:
+    """Table `name`'s topic (created) and a job config reading it into tmp_path/warehouse, `settings` added."""
+    from spark_sink.config import SinkConfig
+
+    tbl = Table(unique_name, "public", name, ID_V_FIELDS, ["id"])
     kafka = Kafka(kafka_bootstrap)
     kafka.create(tbl.topic)
     wh = tmp_path / "warehouse"
@@ -135,7 +173,7 @@ def one_table(name: str, tmp_path: Path, unique_name: str, kafka_bootstrap: str,
         query_name=f"{name}_{unique_name}",
         **settings,
     )
-    return tbl, kafka, wh, config
+    return OneTable(tbl, kafka, wh, config)
 
 
 def run_job(spark: Any, config: Any, fault: Any = None, clock: Any = None, processor: Any = None) -> Any:

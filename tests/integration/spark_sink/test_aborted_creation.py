@@ -33,13 +33,14 @@ def test_a_creation_killed_before_its_commit_is_redone(
     leftover: str,
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    tbl, kafka, wh, config = one_table("items", tmp_path, unique_name, kafka_bootstrap)
+    one = one_table("items", tmp_path, unique_name, kafka_bootstrap)
+    wh, config = one.warehouse, one.config
     aborted_log(wh / "items", leftover)
     aborted_log(wh / "_cdc_ledger", leftover)
-    kafka.send(tbl.topic, tbl.key_bytes({"id": 1}), tbl.value_bytes("c", 100, {"id": 1, "v": "one"}))
-    kafka.send(tbl.topic, tbl.key_bytes({"id": 2}), tbl.value_bytes("c", 110, {"id": 2, "v": "two"}))
-    kafka.send(tbl.topic, tbl.key_bytes({"id": 2}), tbl.value_bytes("d", 120, None, {"id": 2}))
-    kafka.flush()
+    one.send("c", 100, 1, "one")
+    one.send("c", 110, 2, "two")
+    one.send("d", 120, 2)
+    one.kafka.flush()
     with caplog.at_level(logging.WARNING, logger="spark_sink"):
         run_job(spark, config)
     assert not (wh / "_dead_letter").exists()

@@ -10,8 +10,9 @@ from typing import Any
 
 import pytest
 
-from tests.integration.spark_sink.debezium_records import Table, f
+from tests.integration.spark_sink.debezium_records import Table
 from tests.integration.spark_sink.support import (
+    ID_V_FIELDS,
     Kafka,
     deleted_column,
     format_settings,
@@ -19,12 +20,11 @@ from tests.integration.spark_sink.support import (
     one_table,
     rows,
     run_job,
+    send_change,
     table_rows,
 )
 
 pytestmark = [pytest.mark.integration, pytest.mark.spark]
-
-FIELDS = [f("id", "int32", False), f("v", "string")]
 
 
 def test_replayed_older_changes_do_not_revive_deleted_or_truncated_rows(
@@ -32,9 +32,9 @@ def test_replayed_older_changes_do_not_revive_deleted_or_truncated_rows(
 ) -> None:
     from spark_sink.config import SinkConfig, TableConfig
 
-    hard = Table(unique_name, "public", "hard", FIELDS, ["id"])
-    trunc = Table(unique_name, "public", "trunc", FIELDS, ["id"])
-    soft = Table(unique_name, "public", "soft", FIELDS, ["id"])
+    hard = Table(unique_name, "public", "hard", ID_V_FIELDS, ["id"])
+    trunc = Table(unique_name, "public", "trunc", ID_V_FIELDS, ["id"])
+    soft = Table(unique_name, "public", "soft", ID_V_FIELDS, ["id"])
     kafka = Kafka(kafka_bootstrap)
     for t in (hard, trunc, soft):
         kafka.create(t.topic)
@@ -51,11 +51,7 @@ def test_replayed_older_changes_do_not_revive_deleted_or_truncated_rows(
     )
 
     def send(tbl: Table, op: str, lsn: int, row_id: int, v: str = "") -> None:
-        row = {"id": row_id, "v": v}
-        after, before = (None, {"id": row_id}) if op == "d" else (row, None)
-        kafka.send(tbl.topic, tbl.key_bytes(row), tbl.value_bytes(op, lsn, after, before))
-        if op == "d":
-            kafka.send(tbl.topic, tbl.key_bytes(row), None)  # tombstone
+        send_change(kafka, tbl, op, lsn, row_id, v, tombstone=True)
 
     def truncate(tbl: Table, lsn: int) -> None:
         kafka.send(tbl.topic, None, tbl.value_bytes("t", lsn))
@@ -129,13 +125,8 @@ def test_a_stream_newer_than_the_ledger_skips_reading_it_and_replays_are_still_g
     """Batches whose changes of a table are all newer than what the ledger holds for it are applied without
     reading the ledger (the steady stream); a batch with an older change reads it again, within the same job and
     after a restart (which learns the ledger's newest position from the ledger itself)."""
-    settings = format_settings(table_format, unique_name)
-    tbl, kafka, wh, config = one_table("fast", tmp_path, unique_name, kafka_bootstrap, **settings)
-
-    def send(op: str, lsn: int, row_id: int, v: str = "") -> None:
-        row = {"id": row_id, "v": v}
-        after, before = (None, {"id": row_id}) if op == "d" else (row, None)
-        kafka.send(tbl.topic, tbl.key_bytes(row), tbl.value_bytes(op, lsn, after, before))
+    one = one_table("fast", tmp_path, unique_name, kafka_bootstrap, **format_settings(table_format, unique_name))
+    tbl, kafka, wh, config, send = one.table, one.kafka, one.warehouse, one.config, one.send
 
     def table() -> dict[int, str]:
         return {r["id"]: r["v"] for r in table_rows(spark, config, tbl.table)}
@@ -226,17 +217,14 @@ def test_ledger_entries_expire_after_the_retention(
     entries that grow older are dropped in the next ledger write; younger ones stay and keep guarding."""
     import time
 
-    tbl, kafka, wh, config = one_table(
-        "kept", tmp_path, unique_name, kafka_bootstrap, delete_ledger_retention="1 minutes"
-    )
+    one = one_table("kept", tmp_path, unique_name, kafka_bootstrap, delete_ledger_retention="1 minutes")
+    kafka, wh, config = one.kafka, one.warehouse, one.config
     now_ms = int(time.time() * 1000)
     young_ms = now_ms - 30_000
     clock = [now_ms / 1000]  # the job's clock: the retention counts from it
 
     def send(op: str, lsn: int, row_id: int, ts_ms: int) -> None:
-        row = {"id": row_id, "v": f"v{lsn}"}
-        after, before = (None, {"id": row_id}) if op == "d" else (row, None)
-        kafka.send(tbl.topic, tbl.key_bytes(row), tbl.value_bytes(op, lsn, after, before, ts_ms=ts_ms))
+        one.send(op, lsn, row_id, ts_ms=ts_ms)
 
     for row_id in (1, 2, 3):
         send("c", 100 + row_id, row_id, now_ms - 600_000)
@@ -269,7 +257,8 @@ def test_a_ledger_of_the_earlier_layout_is_imported_and_compaction_runs_by_itsel
 
     from spark_sink.delta import deletes
 
-    tbl, kafka, wh, config = one_table("old", tmp_path, unique_name, kafka_bootstrap)
+    one = one_table("old", tmp_path, unique_name, kafka_bootstrap)
+    kafka, wh, config, send = one.kafka, one.warehouse, one.config, one.send
     legacy = wh / "_cdc_deletes" / "old"
     schema = T.StructType(
         [
@@ -282,11 +271,6 @@ def test_a_ledger_of_the_earlier_layout_is_imported_and_compaction_runs_by_itsel
     stamp = dt.datetime(2026, 1, 1)
     rows_then = [(1, 0, 200, 0, stamp, False), (None, 0, 50, 0, stamp, True)]
     spark.createDataFrame(rows_then, schema).write.format("delta").save(str(legacy))
-
-    def send(op: str, lsn: int, row_id: int) -> None:
-        row = {"id": row_id, "v": f"v{lsn}"}
-        after, before = (None, {"id": row_id}) if op == "d" else (row, None)
-        kafka.send(tbl.topic, tbl.key_bytes(row), tbl.value_bytes(op, lsn, after, before))
 
     send("c", 100, 1)  # a replay older than the imported delete: stays out
     send("c", 110, 2)
