@@ -182,7 +182,7 @@ class BatchProcessor(BatchSteps):
                     items = None  # built before the MERGE: it may read the ledger, which must not fail after it
                     if p.soft is None and (summary.deletes or self.ledger.holds_entries(plan.table)):
                         items = self.ledger.items(plan.table, guarded, keys, cutoff)
-                    counts = merge.merge(target, guarded.frame, names, plan.key_columns, p.soft)
+                    counts = merge.merge(target, guarded.frame, names, plan.key_columns, p.soft, toast)
                     if items is not None:
                         ledger.add(plan.table, items)
             tm.truncated = summary.truncate_at is not None
