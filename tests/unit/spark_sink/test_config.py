@@ -145,3 +145,16 @@ def test_table_parallelism(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     assert main([*flags, "--table-parallelism", "2", "--check"]) == 0
     assert json.loads(capsys.readouterr().out)["table_parallelism"] == 2
     assert main([*flags, "--table-parallelism", "0", "--check"]) == 2
+
+
+def test_source_options_wait_briefly_for_kafka_data_unless_the_job_says_otherwise() -> None:
+    from spark_sink.job import source_options
+
+    source: dict[str, Any] = {"bootstrap_servers": "127.0.0.1:9092", "topics": ["a", "b"]}
+    sink = {"warehouse": "/w", "checkpoint": "/c"}
+    options = source_options(from_mapping({"source": source, "sink": sink}))
+    assert options["kafka.fetch.max.wait.ms"] == "5"
+    assert options["subscribe"] == "a,b" and options["failOnDataLoss"] == "false"
+    mine = {"kafka.fetch.max.wait.ms": "250", "failOnDataLoss": "true", "kafka.security.protocol": "SSL"}
+    options = source_options(from_mapping({"source": {**source, "options": mine}, "sink": sink}))
+    assert {k: options[k] for k in mine} == mine
