@@ -40,6 +40,12 @@ SESSION_DEFAULTS = {
     "spark.sql.shuffle.partitions": "4",
     "spark.databricks.delta.snapshotPartitions": "4",
     "spark.ui.enabled": "false",
+    # Change micro-batches are many small queries (each table's reduce, MERGE, Delta's own jobs): generating and
+    # compiling Java for each plan cost more than it saved (without it the bench's batches took 17 % less time,
+    # README "Spark sink"); interpreted evaluation costs ~10 % more per row on a 3M-row aggregation. A job of huge
+    # batches (a bulk snapshot) may set both back (FALLBACK / true) in `spark.conf`.
+    "spark.sql.codegen.factoryMode": "NO_CODEGEN",
+    "spark.sql.codegen.wholeStage": "false",
 }
 # How long the broker holds a Kafka fetch that finds no new data. A micro-batch reads a range known to exist, but a
 # read that ended at the end of a partition leaves its (reused) consumer a fetch in flight there, and the next read
