@@ -37,7 +37,11 @@ SESSION = {
     "spark.sql.session.timeZone": "UTC",
     "spark.ui.enabled": "false",
     "spark.ui.showConsoleProgress": "false",
+    # the sink's own defaults (spark_sink/job.py SESSION_DEFAULTS, KAFKA_DEFAULTS): the ceilings get them too
+    "spark.sql.codegen.factoryMode": "NO_CODEGEN",
+    "spark.sql.codegen.wholeStage": "false",
 }
+KAFKA = {"kafka.fetch.max.wait.ms": "5"}
 
 
 def session(master: str, jars_dir: str, app: str, conf: dict[str, str]) -> Any:
@@ -95,6 +99,7 @@ def stream(args: argparse.Namespace, spark: Any) -> int:
             .option("subscribe", topic)
             .option("startingOffsets", "earliest")
             .option("failOnDataLoss", "false")
+            .options(**KAFKA)
         )
         if args.max_offsets:
             reader = reader.option("maxOffsetsPerTrigger", str(args.max_offsets))
