@@ -11,7 +11,8 @@ format = "json"                              # decoder: json (JsonConverter) | a
 schemas = "auto"                             # JsonConverter schemas.enable: auto | true | false
 # schema_registry_url = "http://127.0.0.1:8081/apis/ccompat/v7"   # avro: Confluent-API registry (comma-separated)
 # schema_registry_user_info = "user:password"                     # avro: HTTP basic auth (or user:pw@ in the URL)
-options = { "kafka.security.protocol" = "PLAINTEXT" }   # passed to the Kafka source as is
+options = { "kafka.security.protocol" = "PLAINTEXT" }   # passed to the Kafka source as is (over the job's
+                                             # kafka.fetch.max.wait.ms = 5, spark_sink/job.py KAFKA_DEFAULTS)
 
 [sink]
 warehouse = "/data/delta"                    # one table per topic below it
@@ -42,7 +43,8 @@ partition_columns = []                       # Delta partition columns of tables
 [spark]
 master = "local[2]"                          # omit under spark-submit
 jars_dir = ".devstack/spark/jars"            # omit under spark-submit (pass --jars there)
-conf = { "spark.sql.shuffle.partitions" = "2" }
+conf = { "spark.sql.shuffle.partitions" = "2" }   # over spark_sink/job.py SESSION_DEFAULTS (code generation
+                                                   # off: spark.sql.codegen.factoryMode, .wholeStage)
 
 [tables."dbserver1.public.customers"]
 name = "customers"
