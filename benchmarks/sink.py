@@ -74,6 +74,9 @@ def spark_conf(master: str) -> dict[str, str]:
     }
 
 
+CEILINGS = {"append": "append", "merge": "bare_merge"}  # benchmarks/sinkspark.py command → the ceiling's name
+
+
 def slug(master: str) -> str:
     return master.replace("[", "").replace("]", "").replace("*", "all")
 
@@ -218,11 +221,11 @@ class SinkPhase:
         return proc.figures([checkpoint], self.events)
 
     def ceiling(self, master: str, command: str) -> dict[str, Any] | None:
-        """A ceiling run twice: with the sink's defaults (benchmarks/sinkspark.py SESSION: no code generation) and
-        with Spark's code generation; the faster is the ceiling, so the sink is never compared with a slowed one."""
+        """A ceiling run twice: with the sink's defaults (no code generation) and with Spark's code generation; the
+        faster is the ceiling, so the sink is never compared with a slowed one."""
         runs = {}
         for codegen in (False, True):
-            label = f"{'append' if command == 'append' else 'bare_merge'}{'.codegen' if codegen else ''}.{master}"
+            label = f"{CEILINGS[command]}{'.codegen' if codegen else ''}.{master}"
             runs[codegen] = self.guard(label, functools.partial(self.append_run, master, command, codegen))
         variants = {"interpreted" if not c else "codegen": r and r["events_per_s"] for c, r in runs.items()}
         self.result["ceiling_variants"][f"{command}.{master}"] = variants
@@ -232,11 +235,8 @@ class SinkPhase:
     def append_run(self, master: str, command: str = "append", codegen: bool = False) -> dict[str, Any]:
         """The plain-append ceiling (`append`) or the bare-MERGE ceiling (`merge`), benchmarks/sinkspark.py;
         `codegen`: with Spark's code generation (its defaults) instead of the sink's."""
-        run = self.folder / f"{'append' if command == 'append' else 'bare-merge'}-{slug(master)}"
-        run = run.with_name(run.name + ("-codegen" if codegen else ""))
-        conf = spark_conf(master)
-        if codegen:
-            conf |= {"spark.sql.codegen.factoryMode": "FALLBACK", "spark.sql.codegen.wholeStage": "true"}
+        name = CEILINGS[command].replace("_", "-")
+        run = self.folder / f"{name}-{slug(master)}{'-codegen' if codegen else ''}"
         cap = self.result.get("max_offsets_per_trigger")
         # the sink's cap per trigger covers all topics; one query per topic here, each with its share, so that
         # both write the same number of Delta commits of the same sizes
@@ -247,7 +247,7 @@ class SinkPhase:
             "--master", master, "--jars-dir", str(JARS_DIR), "--bootstrap", self.bootstrap,
             "--out", str(run / "warehouse"), "--checkpoints", str(run / "checkpoints"),
             "--max-offsets", str(per_query), "--timeout", str(600 + self.events / 250),
-            *[f"--conf={k}={v}" for k, v in conf.items()],
+            *[f"--conf={k}={v}" for k, v in spark_conf(master).items()], *(["--codegen"] if codegen else []),
             *[f"{topic}={table}" for topic, table in zip(self.topics, self.tables, strict=True)],
         ]  # fmt: skip
         proc = SparkProcess(f"{command} {master}", cmd, run / f"{command}.log")

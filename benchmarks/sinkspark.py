@@ -17,7 +17,9 @@ master setting: a JVM keeps the master it started with):
   32-bit md5 hash of the name), written as JSON.
 
 The session is built as the sink builds its own (Delta's extension and catalog, the jars of `spark.jars_dir`, never
-spark.jars.packages, UTC); spark_sink's builder is not imported, the phase uses the sink's public entry only.
+spark.jars.packages, UTC) with the sink's own defaults (spark_sink/job.py: CODEGEN_OFF, unless `--codegen` asks for
+Spark's code generation; KAFKA_DEFAULTS for the Kafka source); spark_sink's builder is not used, the phase runs the
+sink through its public entry only.
 """
 
 from __future__ import annotations
@@ -37,21 +39,19 @@ SESSION = {
     "spark.sql.session.timeZone": "UTC",
     "spark.ui.enabled": "false",
     "spark.ui.showConsoleProgress": "false",
-    # the sink's own defaults (spark_sink/job.py SESSION_DEFAULTS, KAFKA_DEFAULTS): the ceilings get them too
-    "spark.sql.codegen.factoryMode": "NO_CODEGEN",
-    "spark.sql.codegen.wholeStage": "false",
 }
-KAFKA = {"kafka.fetch.max.wait.ms": "5"}
 
 
-def session(master: str, jars_dir: str, app: str, conf: dict[str, str]) -> Any:
+def session(master: str, jars_dir: str, app: str, conf: dict[str, str], codegen: bool = False) -> Any:
     from pyspark.sql import SparkSession
+
+    from spark_sink.job import CODEGEN_OFF
 
     jars = sorted(str(p.resolve()) for p in Path(jars_dir).glob("*.jar"))
     if not jars:
         raise SystemExit(f"no jars in {jars_dir}: run devstack/spark.sh fetch")
     builder = SparkSession.builder.appName(app).master(master).config("spark.jars", ",".join(jars))
-    for k, v in {**SESSION, **conf}.items():
+    for k, v in {**SESSION, **({} if codegen else CODEGEN_OFF), **conf}.items():
         builder = builder.config(k, v)
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("WARN")
@@ -90,6 +90,8 @@ class BareMerge:
 
 def stream(args: argparse.Namespace, spark: Any) -> int:
     """`append` or `merge`: one query per TOPIC=TABLE pair, all at once, each to its end."""
+    from spark_sink.job import KAFKA_DEFAULTS
+
     queries = []
     for pair in args.pairs:
         topic, table = pair.split("=", 1)
@@ -99,7 +101,7 @@ def stream(args: argparse.Namespace, spark: Any) -> int:
             .option("subscribe", topic)
             .option("startingOffsets", "earliest")
             .option("failOnDataLoss", "false")
-            .options(**KAFKA)
+            .options(**KAFKA_DEFAULTS)
         )
         if args.max_offsets:
             reader = reader.option("maxOffsetsPerTrigger", str(args.max_offsets))
@@ -173,6 +175,7 @@ def parser() -> argparse.ArgumentParser:
             s.add_argument("--bootstrap", required=True)
             s.add_argument("--checkpoints", required=True)
             s.add_argument("--max-offsets", type=int, default=0)
+            s.add_argument("--codegen", action="store_true", help="Spark's code generation (the sink turns it off)")
             s.add_argument("pairs", nargs="+", metavar="TOPIC=TABLE")
         else:
             s.add_argument("--tables", required=True, help="comma-separated table folders")
@@ -184,7 +187,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     conf = dict(item.split("=", 1) for item in args.conf)
-    spark = session(args.master, args.jars_dir, f"bench_sink_{args.command}", conf)
+    codegen = getattr(args, "codegen", False)  # (`check` has no such flag)
+    spark = session(args.master, args.jars_dir, f"bench_sink_{args.command}", conf, codegen)
     try:
         return check(args, spark) if args.command == "check" else stream(args, spark)
     finally:

@@ -30,6 +30,12 @@ from spark_sink.stage.processor import BatchProcessor
 
 log = logging.getLogger("spark_sink")
 
+# Change micro-batches are many small queries (each table's reduce, MERGE, Delta's own jobs): generating and
+# compiling Java for each plan cost more than it saved (without it the bench's batches took 17 % less time,
+# README "Spark sink"); interpreted evaluation costs ~10 % more per row on a 3M-row aggregation. A job of huge
+# batches (a bulk snapshot) may set both back (FALLBACK / true) in `spark.conf`.
+CODEGEN_OFF = {"spark.sql.codegen.factoryMode": "NO_CODEGEN", "spark.sql.codegen.wholeStage": "false"}
+
 SESSION_DEFAULTS = {
     # Iceberg's extension too: with Iceberg's jar missing (Delta tables under spark-submit --jars without it) Spark
     # logs a warning and goes on without it
@@ -40,17 +46,13 @@ SESSION_DEFAULTS = {
     "spark.sql.shuffle.partitions": "4",
     "spark.databricks.delta.snapshotPartitions": "4",
     "spark.ui.enabled": "false",
-    # Change micro-batches are many small queries (each table's reduce, MERGE, Delta's own jobs): generating and
-    # compiling Java for each plan cost more than it saved (without it the bench's batches took 17 % less time,
-    # README "Spark sink"); interpreted evaluation costs ~10 % more per row on a 3M-row aggregation. A job of huge
-    # batches (a bulk snapshot) may set both back (FALLBACK / true) in `spark.conf`.
-    "spark.sql.codegen.factoryMode": "NO_CODEGEN",
-    "spark.sql.codegen.wholeStage": "false",
+    **CODEGEN_OFF,
 }
-# How long the broker holds a Kafka fetch that finds no new data. A micro-batch reads a range known to exist, but a
-# read that ended at the end of a partition leaves its (reused) consumer a fetch in flight there, and the next read
-# of that partition waits for it: with Kafka's default (500 ms) reading the bench's ten topics took 6.0 s instead of
-# 0.7 s. Set `kafka.fetch.max.wait.ms` in `source.options` to choose another.
+# How long the broker holds a Kafka fetch that finds no new data. A micro-batch reads a range known to exist, yet
+# with Kafka's default (500 ms) reading the bench's ten topics took 6.0 s instead of 0.7 s: by all appearances a read
+# that ended at the end of a partition leaves its reused consumer a fetch in flight there, which the next read of the
+# partition waits for (measured, the mechanism inferred). Set `kafka.fetch.max.wait.ms` in `source.options` to choose
+# another.
 KAFKA_DEFAULTS = {"kafka.fetch.max.wait.ms": "5"}
 
 
