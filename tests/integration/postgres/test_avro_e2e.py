@@ -18,8 +18,6 @@ from typing import Any
 import orjson
 import psycopg
 import pytest
-from confluent_kafka.schema_registry import SchemaRegistryClient as ConfluentRegistry
-from confluent_kafka.schema_registry.avro import AvroDeserializer
 from confluent_kafka.serialization import MessageField, SerializationContext
 from psycopg import sql
 
@@ -27,6 +25,7 @@ from connect_worker.api.record import SchemaAndValue
 from connect_worker.kafka.reader import TopicRecord, read_to_end
 from converters.avro import AvroConverter
 from converters.json import JsonConverter
+from tests.confluent_avro import avro_deserializer
 from tests.integration.postgres.test_connector_e2e import connector_config, customers_table
 from tests.integration.postgres.test_type_mapping import COLUMNS
 from tests.worker_support import AVRO_CONVERTER, create_json_and_avro_twins, running_worker, wait_for
@@ -159,7 +158,7 @@ async def test_every_type_round_trips_through_the_registry(
     # types: Python's fastavro cannot turn PostgreSQL's infinity dates into `date` values; a Java reader can)
     if options != "default":
         return
-    deserializer = AvroDeserializer(ConfluentRegistry({"url": registry_url}))
+    deserializer = avro_deserializer(registry_url)
     decoded = [
         deserializer(r.value, SerializationContext(avro_topic, MessageField.VALUE))
         for r in avro_records
