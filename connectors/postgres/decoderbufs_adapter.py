@@ -34,7 +34,9 @@ qualified table name, column names and typed datums. The adapter keeps, per stre
 
 Transactions: decoderbufs sends BEGIN/COMMIT for every transaction, pgoutput (PG 15) only for those with a
 published change, its BEGIN at the LSN of that first change. The adapter holds a BEGIN back until the first
-change of a captured table, gives it that change's LSN, and drops BEGIN/COMMIT pairs with none. Changes of
+change of a captured table and gives it that change's LSN; a transaction with none becomes one
+``pg.UncapturedCommit`` at its COMMIT's LSN: no BEGIN/COMMIT, but Debezium's decoderbufs path takes that COMMIT
+as its commit position (later offsets' ``lsn_commit``, later events' ``sequence``), measured against it. Changes of
 tables that are not captured are dropped (pgoutput's publication does not carry them).
 
 Old tuples: decoderbufs sends the whole old row under REPLICA IDENTITY FULL and, under DEFAULT/INDEX, a row
@@ -379,8 +381,9 @@ class DecoderbufsAdapter:
             elif kind is dbufs.TxBegin:
                 self._pending_begin = msg
             elif kind is dbufs.TxCommit:
-                if self._pending_begin is not None:  # nothing captured in it: pgoutput sends neither
+                if self._pending_begin is not None:  # nothing captured in it: no BEGIN/COMMIT, a commit position
                     self._pending_begin = None
+                    out.append((lsn, pg.UncapturedCommit(msg.xid, msg.commit_time - PG_EPOCH_OFFSET_US)))
                     continue
                 out.append((lsn, pg.Commit(0, lsn, lsn, msg.commit_time - PG_EPOCH_OFFSET_US)))
         return out

@@ -153,7 +153,33 @@ class DualRun:
                         self.known_seen.add(reason)
                 if e["headers"] != a["headers"]:
                     out.append(f"{where} headers:\n    debezium {e['headers']}\n    ours     {a['headers']}")
+            out.extend(self._wal_position_differences(topic))
         return out
+
+    def _wal_position_differences(self, topic: str) -> list[str]:
+        """The masks hide `source.lsn` and `source.sequence`, but both slots decode the same WAL: a streamed change
+        has the same LSN on both sides, and `sequence` ([last commit LSN, LSN]) must be equal too, whatever other
+        WAL (other scenarios' databases, checkpoints) got written between the transactions."""
+        out = []
+        pairs = zip(self.debezium.topics[topic], self.ours.topics[topic], strict=False)
+        for i, (e, a) in enumerate(pairs):
+            expected, actual = _wal_position(e), _wal_position(a)
+            if expected is not None and expected != actual:
+                out.append(f"{topic}[{i}] source (lsn, sequence): debezium {expected}\n    ours     {actual}")
+        return out
+
+
+def _wal_position(rec: CapturedRecord) -> tuple[Any, Any] | None:
+    """(lsn, sequence) of a streamed change event in JSON, else None (snapshot reads, heartbeats, tombstones, …)."""
+    try:
+        value = rec.value_json()
+    except ValueError:  # not JSON (an Avro scenario)
+        return None
+    payload = value.get("payload") if isinstance(value, dict) else None
+    source = payload.get("source") if isinstance(payload, dict) else None
+    if not isinstance(source, dict) or source.get("snapshot") != "false":
+        return None
+    return source.get("lsn"), source.get("sequence")
 
 
 _IDENTITY_HASH = re.compile(r"(LogicalDecodingMessageId)@[0-9a-f]+")

@@ -46,6 +46,7 @@ from connectors.postgres.protocol.pgoutput_messages import (
     TupleData,
     TupleValue,
     Type,
+    UncapturedCommit,
     Update,
 )
 from connectors.postgres.protocol.toast import UNCHANGED_TOAST
@@ -74,6 +75,7 @@ __all__ = [
     "TupleData",
     "TupleValue",
     "Type",
+    "UncapturedCommit",
     "Update",
 ]
 

@@ -136,13 +136,16 @@ def test_a_transaction_becomes_begin_relation_change_commit() -> None:
     assert c == pg.Commit(0, Lsn(103), Lsn(103), 1_000_000) and c_lsn == Lsn(103)
 
 
-def test_transactions_without_a_captured_change_are_dropped() -> None:
+def test_a_transaction_without_a_captured_change_is_only_its_commit_position() -> None:
+    """No BEGIN/COMMIT and no change (pgoutput sends nothing), but Debezium's decoderbufs path moves its commit
+    position to that COMMIT: one UncapturedCommit at the COMMIT's LSN, with its xid and commit time."""
     adapter = _adapter(captured=False)
     begin = dbufs.TxBegin(9, 0)
-    out = adapter.adapt(_frames(begin, _row(dbufs.Op.INSERT, (_d("id", 1),)), dbufs.TxCommit(9, 0)))
-    assert out == []
+    at = 2_000_000 + PG_EPOCH_OFFSET_US
+    out = adapter.adapt(_frames(begin, _row(dbufs.Op.INSERT, (_d("id", 1),)), dbufs.TxCommit(9, at)))
+    assert out == [(Lsn(102), pg.UncapturedCommit(9, 2_000_000))]
     assert adapter.dropped == 1
-    assert _adapter().adapt(_frames(begin, dbufs.TxCommit(9, 0))) == []
+    assert _adapter().adapt(_frames(begin, dbufs.TxCommit(9, at))) == [(Lsn(101), pg.UncapturedCommit(9, 2_000_000))]
 
 
 def test_a_relation_again_when_the_columns_change_with_the_same_id() -> None:
