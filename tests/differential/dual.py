@@ -157,20 +157,25 @@ class DualRun:
         return out
 
     def _wal_position_differences(self, topic: str) -> list[str]:
-        """The masks hide `source.lsn` and `source.sequence`, but both slots decode the same WAL: a streamed change
-        has the same LSN on both sides, and `sequence` ([last commit LSN, LSN]) must be equal too, whatever other
-        WAL (other scenarios' databases, checkpoints) got written between the transactions."""
+        """The masks hide the source block's positions and times, but both slots decode the same WAL: a streamed
+        change has the same LSN, txId and commit time on both sides, and `sequence` ([last commit LSN, LSN]) must
+        be equal too, whatever other WAL (other scenarios' databases, checkpoints) got written between the
+        transactions."""
         out = []
         pairs = zip(self.debezium.topics[topic], self.ours.topics[topic], strict=False)
         for i, (e, a) in enumerate(pairs):
             expected, actual = _wal_position(e), _wal_position(a)
             if expected is not None and expected != actual:
-                out.append(f"{topic}[{i}] source (lsn, sequence): debezium {expected}\n    ours     {actual}")
+                out.append(f"{topic}[{i}] source {WAL_FIELDS}: debezium {expected}\n    ours     {actual}")
         return out
 
 
-def _wal_position(rec: CapturedRecord) -> tuple[Any, Any] | None:
-    """(lsn, sequence) of a streamed change event in JSON, else None (snapshot reads, heartbeats, tombstones, …)."""
+#: what a streamed change's source block takes from the WAL (masked in the record comparison as volatile)
+WAL_FIELDS = ("lsn", "sequence", "txId", "ts_ms", "ts_us", "ts_ns")
+
+
+def _wal_position(rec: CapturedRecord) -> tuple[Any, ...] | None:
+    """WAL_FIELDS of a streamed change event in JSON, else None (snapshot reads, heartbeats, tombstones, …)."""
     try:
         value = rec.value_json()
     except ValueError:  # not JSON (an Avro scenario)
@@ -179,7 +184,7 @@ def _wal_position(rec: CapturedRecord) -> tuple[Any, Any] | None:
     source = payload.get("source") if isinstance(payload, dict) else None
     if not isinstance(source, dict) or source.get("snapshot") != "false":
         return None
-    return source.get("lsn"), source.get("sequence")
+    return tuple(source.get(f) for f in WAL_FIELDS)
 
 
 _IDENTITY_HASH = re.compile(r"(LogicalDecodingMessageId)@[0-9a-f]+")
