@@ -32,11 +32,12 @@ qualified table name, column names and typed datums. The adapter keeps, per stre
   unchanged TOAST         datum_missing                                :data:`UNCHANGED_TOAST`
   ======================  ===========================================  =================================
 
-Transactions: decoderbufs sends BEGIN/COMMIT for every transaction, pgoutput (PG 15) only for those with a
-published change, its BEGIN at the LSN of that first change. The adapter holds a BEGIN back until the first
-change of a captured table and gives it that change's LSN; a transaction with none becomes one
-``pg.UncapturedCommit`` at its COMMIT's LSN: no BEGIN/COMMIT, but Debezium's decoderbufs path takes that COMMIT
-as its commit position (later offsets' ``lsn_commit``, later events' ``sequence``), measured against it. Changes of
+Transactions: decoderbufs sends BEGIN/COMMIT for every transaction of the database, BEGIN at the LSN of the
+transaction's first WAL record; pgoutput (PG 15) only for those with a published change, its BEGIN at the LSN of
+that first change. The adapter hands decoderbufs' on as they are, as Debezium's decoderbufs path takes them
+(measured against it): a transaction with no captured change has its BEGIN/END transaction-metadata records
+(event_count 0) and moves the commit position (later offsets' ``lsn_commit``, later events' ``sequence``), and a
+transaction id's LSN (``txId:lsn``) is the BEGIN's. Changes of
 tables that are not captured are dropped (pgoutput's publication does not carry them).
 
 Old tuples: decoderbufs sends the whole old row under REPLICA IDENTITY FULL and, under DEFAULT/INDEX, a row
@@ -361,7 +362,6 @@ class DecoderbufsAdapter:
         self._identity_columns = identity_columns
         self._tables: dict[str, _TableState] = {}
         self._next_relation_id = 1
-        self._pending_begin: dbufs.TxBegin | None = None
         self.dropped = 0  # changes dropped: tables not captured, or no tuple at all
 
     def table_ids(self, batch: Sequence[tuple[Lsn, Any]]) -> set[TableId]:
@@ -379,12 +379,8 @@ class DecoderbufsAdapter:
             if kind is dbufs.RowChange:
                 self._change(lsn, msg, out)
             elif kind is dbufs.TxBegin:
-                self._pending_begin = msg
+                out.append((lsn, pg.Begin(Lsn(0), msg.commit_time - PG_EPOCH_OFFSET_US, msg.xid)))
             elif kind is dbufs.TxCommit:
-                if self._pending_begin is not None:  # nothing captured in it: no BEGIN/COMMIT, a commit position
-                    self._pending_begin = None
-                    out.append((lsn, pg.UncapturedCommit(msg.xid, msg.commit_time - PG_EPOCH_OFFSET_US)))
-                    continue
                 out.append((lsn, pg.Commit(0, lsn, lsn, msg.commit_time - PG_EPOCH_OFFSET_US)))
         return out
 
@@ -403,10 +399,6 @@ class DecoderbufsAdapter:
         if not datums or not self._captured(table_id):
             self.dropped += 1
             return
-        begin = self._pending_begin
-        if begin is not None:
-            self._pending_begin = None
-            out.append((lsn, pg.Begin(Lsn(0), begin.commit_time - PG_EPOCH_OFFSET_US, begin.xid)))
         # the column types' modifiers (`numeric(8,3)`) come as text, when the plug-in sends them: a change of one
         # is a new Relation too (its modifier is then read from the catalog)
         typeinfo = msg.new_typeinfo

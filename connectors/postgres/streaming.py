@@ -232,15 +232,6 @@ class StreamingChangeSource:
             if self._tx_driven is not None:
                 await self._tx_driven.after_commit(committed)
             await self.maybe_heartbeat()
-        elif kind is pg.UncapturedCommit:
-            # (decoderbufs) a transaction nothing was captured of: Debezium's commit position and offset all the same
-            self.last_commit_lsn = self._lsn_proc = lsn
-            self._commit_us = msg.commit_time + PG_EPOCH_OFFSET_US
-            self._gen += 1
-            self.last_offset = self._with_incremental(
-                streaming_offset(lsn=lsn, lsn_commit=lsn, tx_id=msg.xid, ts_usec=self._commit_us, message_type="COMMIT")
-            )
-            await self.maybe_heartbeat()
         elif kind is pg.Relation:
             await self._relation(msg)
         elif kind is pg.Truncate:

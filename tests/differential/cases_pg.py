@@ -338,6 +338,7 @@ KEYS_SETUP = (
     "INSERT INTO public.k_index VALUES (1, 'u1', 'v1')",
     "INSERT INTO public.k_composite VALUES (1, 'x', 1.5)",
     "INSERT INTO public.k_defaults (id) VALUES (1)",
+    "CREATE TABLE public.k_not_captured (id int PRIMARY KEY)",  # in no include list
 )
 KEYS_SNAPSHOT_RECORDS = 7
 KEYS_TABLES = ("public.k_pk", "public.k_full", "public.k_nopk", "public.k_nopk_default", "public.k_index",
@@ -358,6 +359,11 @@ KEYS_TRANSACTIONS: tuple[tuple[str, ...], ...] = (
     ("UPDATE public.k_index SET v = 'v2' WHERE id = 1", "UPDATE public.k_index SET u = 'u2' WHERE id = 1"),
     ("DELETE FROM public.k_index WHERE id = 1",),
     ("INSERT INTO public.k_defaults (id, dn) VALUES (2, 3)", "DELETE FROM public.k_defaults WHERE id = 1"),
+    # a transaction whose first change is to a table not captured, and one with only such changes: decoderbufs
+    # sends their BEGIN/COMMIT (pgoutput only the first's, from its first captured change)
+    ("INSERT INTO public.k_not_captured VALUES (1)", "INSERT INTO public.k_pk VALUES (3, 'three', 3, 'x')"),
+    ("INSERT INTO public.k_not_captured VALUES (2)",),
+    ("UPDATE public.k_pk SET n = 33 WHERE id = 3",),
     # logical decoding messages, transactional and not
     ("SELECT pg_logical_emit_message(true, 'cw', 'in a transaction ü')",),
     ("SELECT pg_logical_emit_message(false, 'cw', '\\x00ff'::bytea)",),
@@ -471,5 +477,8 @@ SCENARIOS: tuple[Scenario, ...] = (
         {"plugin.name": "decoderbufs", "column.propagate.source.type": ".*", "time.precision.mode": "microseconds"},
     ),
     types_scenario("types-nanoseconds", [ALL_TYPES[2], ALL_TYPES[5]], {"time.precision.mode": "nanoseconds"}),
-    keys_scenario("keys-decoderbufs", {"plugin.name": "decoderbufs", "skipped.operations": "none"}),
+    keys_scenario(
+        "keys-decoderbufs",
+        {"plugin.name": "decoderbufs", "skipped.operations": "none", "provide.transaction.metadata": "true"},
+    ),
 )

@@ -160,13 +160,13 @@ class DualRun:
         """The masks hide the source block's positions and times, but both slots decode the same WAL: a streamed
         change has the same LSN, txId and commit time on both sides, and `sequence` ([last commit LSN, LSN]) must
         be equal too, whatever other WAL (other scenarios' databases, checkpoints) got written between the
-        transactions."""
+        transactions; so must the `txId:lsn` ids of transaction metadata and their times."""
         out = []
         pairs = zip(self.debezium.topics[topic], self.ours.topics[topic], strict=False)
         for i, (e, a) in enumerate(pairs):
             expected, actual = _wal_position(e), _wal_position(a)
             if expected is not None and expected != actual:
-                out.append(f"{topic}[{i}] source {WAL_FIELDS}: debezium {expected}\n    ours     {actual}")
+                out.append(f"{topic}[{i}] WAL-derived fields: debezium {expected}\n    ours     {actual}")
         return out
 
 
@@ -175,16 +175,24 @@ WAL_FIELDS = ("lsn", "sequence", "txId", "ts_ms", "ts_us", "ts_ns")
 
 
 def _wal_position(rec: CapturedRecord) -> tuple[Any, ...] | None:
-    """WAL_FIELDS of a streamed change event in JSON, else None (snapshot reads, heartbeats, tombstones, …)."""
+    """The WAL-derived values the masks hide, of a streamed change event in JSON (its WAL_FIELDS and its
+    transaction block's `txId:lsn` id) or of a transaction-metadata record (its id and time), else None
+    (snapshot reads, heartbeats, tombstones, Avro records, …)."""
     try:
         value = rec.value_json()
     except ValueError:  # not JSON (an Avro scenario)
         return None
     payload = value.get("payload") if isinstance(value, dict) else None
-    source = payload.get("source") if isinstance(payload, dict) else None
+    if not isinstance(payload, dict):
+        return None
+    if payload.get("status") in ("BEGIN", "END"):
+        return payload.get("id"), payload.get("ts_ms")
+    source = payload.get("source")
     if not isinstance(source, dict) or source.get("snapshot") != "false":
         return None
-    return tuple(source.get(f) for f in WAL_FIELDS)
+    transaction = payload.get("transaction")
+    tx_id = transaction.get("id") if isinstance(transaction, dict) else None
+    return (*(source.get(f) for f in WAL_FIELDS), tx_id)
 
 
 _IDENTITY_HASH = re.compile(r"(LogicalDecodingMessageId)@[0-9a-f]+")

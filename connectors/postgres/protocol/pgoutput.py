@@ -46,7 +46,6 @@ from connectors.postgres.protocol.pgoutput_messages import (
     TupleData,
     TupleValue,
     Type,
-    UncapturedCommit,
     Update,
 )
 from connectors.postgres.protocol.toast import UNCHANGED_TOAST
@@ -75,7 +74,6 @@ __all__ = [
     "TupleData",
     "TupleValue",
     "Type",
-    "UncapturedCommit",
     "Update",
 ]
 

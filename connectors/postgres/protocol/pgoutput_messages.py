@@ -36,7 +36,6 @@ __all__ = [
     "TupleData",
     "TupleValue",
     "Type",
-    "UncapturedCommit",
     "Update",
 ]
 
@@ -62,17 +61,6 @@ class Commit:
     flags: int
     commit_lsn: Lsn
     end_lsn: Lsn
-    commit_time: int
-
-
-@dataclass(frozen=True, slots=True)
-class UncapturedCommit:
-    """Not a pgoutput message: the commit of a transaction none of whose changes the stream captures, at the end of
-    its commit record. pgoutput (PostgreSQL 15+) sends nothing for such a transaction; decoderbufs sends its BEGIN
-    and COMMIT, and Debezium takes that COMMIT as its commit position (the `lsn_commit` of later offsets and the
-    first half of later events' `sequence`). The decoderbufs adapter hands it on as this."""
-
-    xid: int
     commit_time: int
 
 

@@ -129,23 +129,25 @@ def test_a_transaction_becomes_begin_relation_change_commit() -> None:
     assert [type(m).__name__ for _, m in out] == ["Begin", "Relation", "Insert", "Insert", "Commit"]
     (b_lsn, b), (r_lsn, rel), (_, i1), _, (c_lsn, c) = out
     assert b == pg.Begin(Lsn(0), 1_000_000, 9)
-    assert b_lsn == r_lsn == Lsn(101)  # at the first change, as pgoutput sends it
+    assert (b_lsn, r_lsn) == (Lsn(100), Lsn(101))  # the BEGIN at its own LSN (Debezium's txId:lsn takes it)
     assert rel.namespace == "s" and rel.name == "t"
     assert [(col.name, col.type_oid, col.is_key) for col in rel.columns] == [("id", 23, True), ("Name", 25, False)]
     assert i1 == pg.Insert(None, rel.relation_id, ("1", "x"))
     assert c == pg.Commit(0, Lsn(103), Lsn(103), 1_000_000) and c_lsn == Lsn(103)
 
 
-def test_a_transaction_without_a_captured_change_is_only_its_commit_position() -> None:
-    """No BEGIN/COMMIT and no change (pgoutput sends nothing), but Debezium's decoderbufs path moves its commit
-    position to that COMMIT: one UncapturedCommit at the COMMIT's LSN, with its xid and commit time."""
+def test_a_transaction_without_a_captured_change_keeps_its_begin_and_commit() -> None:
+    """pgoutput sends nothing for it; decoderbufs sends BEGIN/COMMIT, and Debezium's decoderbufs path emits its
+    transaction metadata (event_count 0) and takes the COMMIT as its commit position: both are handed on."""
     adapter = _adapter(captured=False)
     begin = dbufs.TxBegin(9, 0)
     at = 2_000_000 + PG_EPOCH_OFFSET_US
     out = adapter.adapt(_frames(begin, _row(dbufs.Op.INSERT, (_d("id", 1),)), dbufs.TxCommit(9, at)))
-    assert out == [(Lsn(102), pg.UncapturedCommit(9, 2_000_000))]
+    assert out == [
+        (Lsn(100), pg.Begin(Lsn(0), -PG_EPOCH_OFFSET_US, 9)),
+        (Lsn(102), pg.Commit(0, Lsn(102), Lsn(102), 2_000_000)),
+    ]
     assert adapter.dropped == 1
-    assert _adapter().adapt(_frames(begin, dbufs.TxCommit(9, at))) == [(Lsn(101), pg.UncapturedCommit(9, 2_000_000))]
 
 
 def test_a_relation_again_when_the_columns_change_with_the_same_id() -> None:
@@ -184,5 +186,5 @@ def test_old_tuples_key_or_whole_row() -> None:
 def test_changes_without_any_tuple_are_dropped() -> None:
     # a table without a replica identity: decoderbufs sends UPDATE/DELETE with neither tuple
     adapter = _adapter(identity=())
-    out = adapter.adapt(_frames(dbufs.TxBegin(9, 0), _row(dbufs.Op.UPDATE), _row(dbufs.Op.DELETE)))
+    out = adapter.adapt(_frames(_row(dbufs.Op.UPDATE), _row(dbufs.Op.DELETE)))
     assert out == [] and adapter.dropped == 2

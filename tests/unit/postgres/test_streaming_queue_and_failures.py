@@ -11,7 +11,6 @@ import pytest
 from connect_worker.api import DataError
 from connectors.postgres.lsn import Lsn
 from connectors.postgres.protocol import pgoutput as pg
-from connectors.postgres.protocol.copy_both import PG_EPOCH_OFFSET_US
 from connectors.postgres.source_info import SOURCE_SCHEMA, SourceInfo
 from connectors.postgres.streaming import StreamingChangeSource, StreamingSettings
 from connectors.postgres.value_converters import TypeOptions, converter_for
@@ -161,21 +160,21 @@ async def test_warn_and_skip_modes_go_on_past_the_change(mode: str, caplog: pyte
 # -- the commit position ---------------------------------------------------------------------------------------
 
 
-async def test_an_uncaptured_commit_moves_the_commit_position_without_a_record() -> None:
-    """decoderbufs' COMMIT of a transaction nothing was captured of: Debezium takes it as its commit position, so
-    the next transaction's events have it in `sequence` and the offset moves to it (for heartbeats)."""
+async def test_a_transaction_without_a_change_moves_the_commit_position_without_a_record() -> None:
+    """(decoderbufs sends BEGIN/COMMIT of a transaction nothing was captured of) Debezium takes its COMMIT as its
+    commit position: the next transaction's events have it in `sequence` and the offset moves to it."""
     queue = ChangeEventQueue(max_size=100, max_batch=10, poll_interval_s=0.05)
     source = _source(queue)
     await source.handle_batch(_tx(1, _insert(1)))
-    await source.handle_batch([(Lsn(2500), pg.UncapturedCommit(2, 3_000_000))])
+    await source.handle_batch(
+        [(Lsn(2400), pg.Begin(Lsn(0), 3_000_000, 2)), (Lsn(2500), pg.Commit(0, Lsn(2500), Lsn(2500), 3_000_000))]
+    )
     assert len(queue) == 1
-    assert source.last_offset == {
-        "lsn_proc": 2500,
-        "messageType": "COMMIT",
-        "lsn_commit": 2500,
+    assert source.last_offset is not None
+    assert {k: source.last_offset[k] for k in ("lsn", "lsn_commit", "messageType")} == {
         "lsn": 2500,
-        "txId": 2,
-        "ts_usec": 3_000_000 + PG_EPOCH_OFFSET_US,
+        "lsn_commit": 2500,
+        "messageType": "COMMIT",
     }
     await source.handle_batch(_tx(3, _insert(2)))
     records = await queue.poll()
