@@ -163,6 +163,7 @@ def check(args: argparse.Namespace, spark: Any) -> int:
 
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m benchmarks.sinkspark")
+    p.set_defaults(codegen=False)  # (`check` has no --codegen)
     sub = p.add_subparsers(dest="command", required=True)
     for name in ("append", "merge", "check"):
         s = sub.add_parser(name)
@@ -187,8 +188,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     conf = dict(item.split("=", 1) for item in args.conf)
-    codegen = getattr(args, "codegen", False)  # (`check` has no such flag)
-    spark = session(args.master, args.jars_dir, f"bench_sink_{args.command}", conf, codegen)
+    spark = session(args.master, args.jars_dir, f"bench_sink_{args.command}", conf, args.codegen)
     try:
         return check(args, spark) if args.command == "check" else stream(args, spark)
     finally:

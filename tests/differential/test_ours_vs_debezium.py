@@ -4,6 +4,7 @@ transaction records, offsets and REST answers, with only volatile fields (timest
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -97,25 +98,19 @@ def test_source_sequence_follows_debeziums_rule(our_run: ScenarioRun) -> None:
     between the transactions); with other WAL between (another database's transactions, a checkpoint) it lies
     after the previous transaction's events and before this one's. The dual runs (test_broad_pg) compare the
     exact values with Debezium's on the same WAL."""
-    sequences = []
+    events = []  # (txId, last commit LSN, LSN), in order
     for record in our_run.data:
         value = record.value_json()
         if value is None:
             continue
         source = value["payload"]["source"]
         last_commit, lsn = orjson.loads(source["sequence"])
-        sequences.append((source["txId"], None if last_commit is None else int(last_commit), int(lsn), source["lsn"]))
-    first_tx = sequences[1][0]  # the first streamed transaction (index 0 is the snapshot record)
-    previous_lsns: list[int] = []  # the LSNs of the previous streamed transaction's events
-    this_tx: object = None
-    this_lsns: list[int] = []
-    for tx, last_commit, lsn, own in sequences:
-        assert lsn == own
-        if tx != this_tx:
-            previous_lsns, this_tx, this_lsns = this_lsns, tx, []
-        this_lsns.append(own)
-        if tx == first_tx or tx == sequences[0][0]:
-            assert last_commit is None
-        else:
-            assert last_commit is not None and max(previous_lsns) < last_commit <= min(this_lsns), (tx, last_commit)
-    assert len({tx for tx, *_ in sequences}) > 3  # transactions after the first were checked
+        assert int(lsn) == source["lsn"]
+        events.append((source["txId"], None if last_commit is None else int(last_commit), int(lsn)))
+    snapshot, first, *later = [list(g) for _, g in itertools.groupby(events, key=lambda e: e[0])]
+    assert all(commit is None for _, commit, _ in snapshot + first)
+    assert len(later) > 1  # transactions after the first were checked
+    for previous, tx in zip([first, *later], later, strict=False):
+        after, first_lsn = max(lsn for *_, lsn in previous), min(lsn for *_, lsn in tx)
+        for tx_id, commit, _ in tx:
+            assert commit is not None and after < commit <= first_lsn, (tx_id, commit)

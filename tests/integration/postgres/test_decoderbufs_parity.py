@@ -263,6 +263,11 @@ def normalised(record: TopicRecord, rename: tuple[bytes, bytes]) -> dict[str, An
     }
 
 
+def _xid(tx_id: object) -> str:
+    """The txId of a `txId:lsn` transaction id."""
+    return str(tx_id).split(":")[0]
+
+
 def _transaction_ids_by_xid(view: dict[str, Any]) -> str | None:
     """Replace the `txId:lsn` transaction id of a change event or transaction record by its txId; give it back."""
     payload = view["value"]["payload"] if view["value"] else None
@@ -271,7 +276,7 @@ def _transaction_ids_by_xid(view: dict[str, Any]) -> str | None:
     if not holder:
         return None
     tx_id = str(holder["id"])
-    holder["id"] = tx_id.split(":")[0]
+    holder["id"] = _xid(tx_id)
     if metadata:
         view["key"]["payload"]["id"] = holder["id"]
     return tx_id
@@ -280,12 +285,8 @@ def _transaction_ids_by_xid(view: dict[str, Any]) -> str | None:
 def _without_empty_transactions(views: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], int]:
     """Transaction records without the BEGIN/END pairs of transactions with no event (by txId: the `txId:lsn` ids of
     a BEGIN and its END differ); and how many there were."""
-
-    def xid(view: dict[str, Any]) -> str:
-        return str(view["value"]["payload"]["id"]).split(":")[0]
-
-    empty = {xid(v) for v in views if v["value"]["payload"].get("event_count") == 0}
-    return [v for v in views if xid(v) not in empty], len(empty)
+    empty = {_xid(v["value"]["payload"]["id"]) for v in views if v["value"]["payload"].get("event_count") == 0}
+    return [v for v in views if _xid(v["value"]["payload"]["id"]) not in empty], len(empty)
 
 
 def _last_commit(view: dict[str, Any]) -> int | None:
