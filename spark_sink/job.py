@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import re
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
+from py4j.protocol import Py4JError
 from pyspark.errors import PySparkRuntimeError
 from pyspark.sql import SparkSession
 from pyspark.sql.streaming import StreamingQuery, StreamingQueryListener
@@ -54,6 +57,7 @@ SESSION_DEFAULTS = {
 # partition waits for (measured, the mechanism inferred). Set `kafka.fetch.max.wait.ms` in `source.options` to choose
 # another.
 KAFKA_DEFAULTS = {"kafka.fetch.max.wait.ms": "5"}
+LISTENER_DRAIN_S = 10.0  # at most this long for a finished query's last events to reach the listener
 
 
 def build_session(config: SinkConfig) -> SparkSession:
@@ -95,7 +99,12 @@ def build_session(config: SinkConfig) -> SparkSession:
 
 
 class ProgressLogger(StreamingQueryListener):
-    """Logs the Kafka lag (offsets behind latest) of each micro-batch."""
+    """Logs the Kafka lag (offsets behind latest) of each micro-batch. Spark hands it a query's events on a listener
+    thread after the fact, the last ones after the query has ended: `run` waits for `terminated` before it returns,
+    or the JVM would call back into a Python process that is gone (an error with its stack trace at every exit)."""
+
+    def __init__(self) -> None:
+        self.terminated = threading.Event()
 
     def onQueryStarted(self, event: Any) -> None:
         log.info("query started id=%s name=%s", event.id, event.name)
@@ -116,6 +125,7 @@ class ProgressLogger(StreamingQueryListener):
 
     def onQueryTerminated(self, event: Any) -> None:
         log.info("query terminated id=%s exception=%s", event.id, event.exception)
+        self.terminated.set()
 
 
 def subscribed_topics(config: SinkConfig) -> tuple[str, ...]:
@@ -217,6 +227,13 @@ def ship_package(spark: SparkSession) -> None:
     spark.sparkContext.addPyFile(archive)
 
 
+def _ended(query: StreamingQuery) -> bool:
+    try:
+        return not query.isActive
+    except Py4JError:  # the JVM is gone (Ctrl-C reaches it too): nothing will reach the listener any more
+        return False
+
+
 def run(config: SinkConfig, spark: SparkSession | None = None, timeout_s: float | None = None) -> BatchProcessor:
     """Run the job until the query ends (available-now/once) or forever (processing-time). A missing prerequisite
     (folders, Kafka, registry, jars, Java) is a PrerequisiteError before Spark or the query starts."""
@@ -229,12 +246,20 @@ def run(config: SinkConfig, spark: SparkSession | None = None, timeout_s: float 
     spark = spark or build_session(config)
     servers = config.kafka_options.get("kafka.bootstrap.servers") or config.bootstrap_servers
     check_topics(() if config.topic_pattern else subscribed_topics(config), servers, config.kafka_options)
-    spark.streams.addListener(ProgressLogger())
     processor = make_processor(spark, config)
-    query = start(spark, config, processor)
-    if timeout_s is None:
-        query.awaitTermination()
-    elif not query.awaitTermination(int(timeout_s)):
-        query.stop()
-        raise TimeoutError(f"query {config.query_name} did not finish within {timeout_s} s")
+    listener = ProgressLogger()
+    spark.streams.addListener(listener)
+    query = None
+    try:
+        query = start(spark, config, processor)
+        if timeout_s is None:
+            query.awaitTermination()
+        elif not query.awaitTermination(int(timeout_s)):
+            query.stop()
+            raise TimeoutError(f"query {config.query_name} did not finish within {timeout_s} s")
+    finally:
+        if query is not None and _ended(query):  # its last events are on their way to the listener
+            listener.terminated.wait(LISTENER_DRAIN_S)
+        with contextlib.suppress(Py4JError):  # (a JVM gone on Ctrl-C: the error in flight is what counts)
+            spark.streams.removeListener(listener)
     return processor
