@@ -6,6 +6,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from spark_sink.frozen import cached_hash
+
 PRIMITIVES = frozenset({"int8", "int16", "int32", "int64", "float", "double", "boolean", "string", "bytes"})
 CONTAINERS = frozenset({"array", "map", "struct"})
 
@@ -31,6 +33,8 @@ class ConnectSchema:
     items: ConnectSchema | None = None
     keys: ConnectSchema | None = None
     values: ConnectSchema | None = None
+
+    __hash__ = cached_hash  # (it keys the converter caches: looked up per record)
 
     @property
     def parameters(self) -> dict[str, str]:

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from spark_sink.frozen import cached_hash
 from spark_sink.position import SourcePosition
 from spark_sink.types.model import SinkType
 
@@ -26,6 +27,8 @@ class RowSchema:
 
     columns: tuple[tuple[str, SinkType], ...]
     name: str | None = None
+
+    __hash__ = cached_hash  # (it keys the decode stage's caches: looked up per record)
 
     @property
     def names(self) -> tuple[str, ...]:
