@@ -6,7 +6,7 @@ command-line overrides. Parsed once into a frozen object; every problem is repor
 bootstrap_servers = "127.0.0.1:9092"         # default (command line): localhost:9092, as Kafka's own tools
 topics = ["dbserver1.public.customers"]      # or: topic_pattern = "dbserver1\\.public\\..*"
 starting_offsets = "earliest"                # Spark Kafka source `startingOffsets`
-max_offsets_per_trigger = 10000
+max_offsets_per_trigger = 100000             # default: records per micro-batch, all topics together
 format = "json"                              # decoder: json (JsonConverter) | avro (Confluent AvroConverter)
 schemas = "auto"                             # JsonConverter schemas.enable: auto | true | false
 # schema_registry_url = "http://127.0.0.1:8081/apis/ccompat/v7"   # avro: Confluent-API registry (comma-separated)
@@ -143,7 +143,9 @@ class SinkConfig:
     topics: tuple[str, ...] = ()
     topic_pattern: str | None = None
     starting_offsets: str = "earliest"
-    max_offsets_per_trigger: int | None = 10000
+    # a batch has a fixed cost per table it writes (its MERGE, Delta snapshots and commits: ~18 s for ten tables on
+    # two cores), so a backlog is read in large batches (README, "Spark sink": the batch size)
+    max_offsets_per_trigger: int | None = 100_000
     kafka_options: Mapping[str, str] = field(default_factory=dict)
     format: str = "json"
     schemas: str = "auto"
