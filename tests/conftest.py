@@ -3,14 +3,28 @@
 from __future__ import annotations
 
 import os
-import uuid
 
 import pytest
+
+from tests import names
+
+
+def _kafka_bootstrap() -> str:
+    return "127.0.0.1:" + os.environ.get("CW_KAFKA_PORT", "9092")
 
 
 @pytest.fixture(scope="session")
 def kafka_bootstrap() -> str:
-    return "127.0.0.1:" + os.environ.get("CW_KAFKA_PORT", "9092")
+    return _kafka_bootstrap()
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """The topics this session's names made are deleted from the local broker (tests/names.py)."""
+    deleted = names.delete_session_topics(_kafka_bootstrap())
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    if deleted and reporter is not None:
+        reporter.ensure_newline()
+        reporter.write_line(f"deleted {deleted} Kafka topic(s) this session's tests made (tests/names.py)")
 
 
 @pytest.fixture(scope="session")
@@ -22,7 +36,7 @@ def pg_dsn() -> str:
 @pytest.fixture
 def unique_name() -> str:
     """A name no other test uses: for topics, slots, publications, databases."""
-    return "t" + uuid.uuid4().hex[:12]
+    return names.unique("t", 12)
 
 
 @pytest.fixture

@@ -28,7 +28,6 @@ import subprocess
 import time
 import urllib.error
 import urllib.request
-import uuid
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,6 +36,8 @@ from typing import Any
 import psycopg
 from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError, TopicPartition
 from confluent_kafka.admin import AdminClient
+
+from tests import names
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "devstack" / "debezium.sh"
@@ -49,7 +50,7 @@ MASK = "<masked>"
 
 def unique_token(prefix: str = "dbz") -> str:
     """A name usable as database, slot, publication, topic prefix and connector name ([a-z0-9], letter first)."""
-    return prefix + uuid.uuid4().hex[:12]
+    return names.unique(prefix, 12)
 
 
 def free_port() -> int:

@@ -27,6 +27,7 @@ import psycopg
 from confluent_kafka import Consumer, TopicPartition
 from confluent_kafka.admin import AdminClient
 
+from tests import names
 from tests.differential.debezium import (
     CapturedRecord,
     ConnectDebezium,
@@ -298,7 +299,7 @@ def run_dual(
 ) -> DualRun:
     """Run `scenario` through both workers; always removes both connectors, their slots, publications, topics and
     the database. A failure of either side is recorded in the result (with its status and log tail)."""
-    hex_ = uuid.uuid4().hex[:10]
+    hex_ = names.unique("", 10)
     dbname = "db" + hex_
     sides = {"debezium": (debezium, Side("dz" + hex_)), "ours": (ours, Side("cw" + hex_))}
     bootstrap = debezium.kafka_bootstrap

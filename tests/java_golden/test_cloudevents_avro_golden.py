@@ -21,7 +21,6 @@ import re
 import subprocess
 import urllib.parse
 import urllib.request
-import uuid
 from collections.abc import Callable
 from typing import Any
 
@@ -35,6 +34,7 @@ from connect_worker.api.struct import Struct
 from converters.cloudevents import CloudEventsConverter
 from converters.cloudevents_writers import registry_converter
 from converters.json import JsonConverter
+from tests import names
 from tests.java_golden.tags import to_tag
 from tests.java_golden.test_cloudevents_golden import (
     DBZ,
@@ -185,7 +185,7 @@ def _diff(java: dict[str, Any], py: dict[str, Any]) -> str:
 
 
 def all_cases(keys: dict[str, str]) -> list[Case]:
-    run = "ce" + uuid.uuid4().hex[:10]
+    run = names.unique("ce", 10)
     topics = (f"{run}.{i}" for i in range(100_000))
     cases = [
         Case(f"{label} {config}", {**config, **keys}, s, v, next(topics))

@@ -6,7 +6,6 @@ and stops worker processes."""
 from __future__ import annotations
 
 import asyncio
-import uuid
 from collections import Counter
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -23,6 +22,7 @@ from connect_worker.runtime.plugins import PluginRegistry
 from connect_worker.runtime.request_signature import SessionKey, signature_headers
 from connect_worker.runtime.source_task import WorkerSourceTask
 from connect_worker.runtime.worker_config import WorkerConfig
+from tests import names
 from tests.worker_support import wait_for, worker_properties
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(240)]
@@ -34,7 +34,7 @@ class Cluster:
     """In-process distributed workers sharing one group and one set of internal topics."""
 
     def __init__(self, bootstrap: str, registry: PluginRegistry, **extra: str) -> None:
-        self.prefix = f"dist-{uuid.uuid4().hex[:8]}"
+        self.prefix = names.unique("dist-", 8)
         self.bootstrap = bootstrap
         self.registry = registry
         self.extra = {**GROUP_TIMINGS, "group.id": self.prefix, **extra}

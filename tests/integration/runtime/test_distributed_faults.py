@@ -19,6 +19,7 @@ from typing import Any
 import httpx
 import pytest
 
+from tests import names
 from tests.integration.postgres.acceptance.pg_harness import create_database, drop_database
 from tests.integration.postgres.test_chaos import PG_PORT, Loader, created_ids, slot_active
 from tests.integration.runtime.test_exactly_once import Writer, committed_lines
@@ -43,7 +44,7 @@ class WorkerProcesses:
 
     def __init__(self, tmp_path: Path, bootstrap: str) -> None:
         self.tmp_path = tmp_path
-        self.prefix = f"distp-{uuid.uuid4().hex[:8]}"
+        self.prefix = names.unique("distp-", 8)
         self.bootstrap = bootstrap
         self.procs: dict[str, subprocess.Popen[bytes]] = {}  # worker id (host:port) -> process
         self._logs: list[Any] = []

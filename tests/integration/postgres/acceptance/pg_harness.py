@@ -12,7 +12,6 @@ import asyncio
 import contextlib
 import dataclasses
 import os
-import uuid
 from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any, Final
 
@@ -23,6 +22,7 @@ import pytest_asyncio
 from confluent_kafka.admin import AdminClient
 
 from connect_worker.kafka.reader import TopicRecord, read_to_end
+from tests import names
 
 PG_HOST = "127.0.0.1"
 PG_PORT: Final = int(os.environ.get("CW_PG_PORT", "5433"))
@@ -35,7 +35,7 @@ CUSTOMERS_DDL = (
 
 
 def token(prefix: str = "acc") -> str:
-    return prefix + uuid.uuid4().hex[:10]
+    return names.unique(prefix, 10)
 
 
 def admin_dsn(port: int) -> str:
@@ -125,7 +125,7 @@ class Harness:
         return f"host={PG_HOST} port={self.pg_port} user=postgres dbname={self.dbname}"
 
     def name(self) -> str:
-        return self.prefix + uuid.uuid4().hex[:8]
+        return names.unique(self.prefix, 8)
 
     # -- SQL -----------------------------------------------------------------------------------------------------
     async def sql(self, *statements: str | tuple[str, Sequence[Any]]) -> None:

@@ -10,7 +10,6 @@ import asyncio
 import contextlib
 import dataclasses
 import os
-import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
@@ -20,6 +19,7 @@ import psycopg
 from confluent_kafka.admin import AdminClient
 
 from connect_worker.kafka.reader import TopicRecord, read_to_end
+from tests import names
 from tests.worker_support import postgres_connector
 
 PG_PORT = os.environ.get("CW_PG_PORT", "5433")
@@ -35,7 +35,7 @@ def dsn(dbname: str) -> str:
 
 
 def token(prefix: str = "acc") -> str:
-    return prefix + uuid.uuid4().hex[:12]
+    return names.unique(prefix, 12)
 
 
 async def until(predicate: Callable[[], Awaitable[Any]], timeout: float = 30.0, what: str = "condition") -> Any:
