@@ -561,7 +561,7 @@ def _guard(label: str, fn: Callable[[], dict[str, Any]], errors: dict[str, str])
 
 def check_disk(plan: Plan, where: Path) -> None:
     """Refuse a run that would fill the disk halfway through (Kafka and PostgreSQL would fail, not the check)."""
-    need = plan.size.disk_needed(plan.modes, sink=plan.sink)
+    need = plan.size.disk_needed(plan.modes, sink=plan.sink, runs=bool(plan.only - {SINK}))
     free = shutil.disk_usage(where).free
     if need > free:
         raise SystemExit(

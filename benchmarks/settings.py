@@ -55,19 +55,23 @@ class Size:
     def rows_for_profile(self) -> int:
         return self.profile_rows or self.stream_rows
 
-    def disk_needed(self, modes: tuple[str, ...], *, sink: bool = False) -> int:
+    def disk_needed(self, modes: tuple[str, ...], *, sink: bool = False, runs: bool = True) -> int:
         """Bytes the fullest moment of a run needs under .devstack/: the stream run's topic, which holds the
         throughput, latency and big-transaction events until the run ends, plus PostgreSQL's tables and the WAL
         its slot retains. From measured sizes: ~950 B per event without schemas, ~4,430 B with them, ~900 B per
         row in PostgreSQL (heap, index, WAL). With `sink`, the Spark sink phase's moment if it is fuller (its topics
-        with schemas, its tables, its Delta tables)."""
-        events = self.stream_rows + int(sum(self.latency_rates) * self.latency_s) + self.big_txn_rows
-        per_event = EVENT_BYTES_WITH_SCHEMAS if "schemas_on" in modes else EVENT_BYTES
-        need = events * per_event + (events + self.snapshot_rows) * PG_BYTES_PER_ROW
+        with schemas, its tables, its Delta tables). `runs=False`: no run but the sink phase (`BENCH_ONLY=sink`: no
+        stream run and no snapshot table)."""
+        need = 0
+        if runs:
+            events = self.stream_rows + int(sum(self.latency_rates) * self.latency_s) + self.big_txn_rows
+            per_event = EVENT_BYTES_WITH_SCHEMAS if "schemas_on" in modes else EVENT_BYTES
+            need = events * per_event + (events + self.snapshot_rows) * PG_BYTES_PER_ROW
         if sink:
             sink_events = self.sink_events + int(SINK_LAG_RATE * self.sink_lag_s)
             per_sink_event = EVENT_BYTES_WITH_SCHEMAS + PG_BYTES_PER_ROW + SINK_DELTA_BYTES_PER_EVENT
-            need = max(need, sink_events * per_sink_event + self.snapshot_rows * PG_BYTES_PER_ROW)
+            snapshot = self.snapshot_rows * PG_BYTES_PER_ROW if runs else 0
+            need = max(need, sink_events * per_sink_event + snapshot)
         return need
 
 
