@@ -27,27 +27,20 @@ def session_topics(topics: Iterable[str]) -> list[str]:
 
 
 def delete_session_topics(bootstrap: str, timeout: float = 30.0) -> int:
-    """Delete the topics named by this session's names; how many were deleted. Best effort: a broker that is down
-    or slow leaves them (logged), never fails the session."""
+    """Delete the topics named by this session's names (the differential harness's `delete_topics`); how many were
+    found. Best effort: a broker that is down or slow leaves them (logged), never fails the session."""
     if not _TOKENS:
         return 0
     from confluent_kafka import KafkaException
     from confluent_kafka.admin import AdminClient
 
+    from tests.differential.debezium import delete_topics  # (it imports this module)
+
     try:
         admin = AdminClient({"bootstrap.servers": bootstrap, "socket.connection.setup.timeout.ms": "3000"})
         doomed = session_topics(admin.list_topics(timeout=10).topics)
-        if not doomed:
-            return 0
-        futures = admin.delete_topics(doomed, operation_timeout=timeout, request_timeout=timeout)
-        deleted = 0
-        for future in futures.values():
-            try:
-                future.result(timeout=timeout)
-                deleted += 1
-            except KafkaException as e:  # already gone, or the broker refused: left as it is
-                log.debug("topic clean-up: %s", e)
-        return deleted
+        delete_topics(bootstrap, doomed, timeout=timeout)
+        return len(doomed)
     except (KafkaException, RuntimeError) as e:
         log.warning("the session's test topics were left on %s: %s", bootstrap, e)
         return 0
