@@ -49,7 +49,8 @@ class JsonDecoder:
         head = self._heads.get((topic, is_key)) if self.schemas != "false" else None
         if head is not None and data.startswith(head[0]) and data.endswith(b"}"):
             try:
-                return head[1], json.loads(data[len(head[0]) : -1], parse_float=Decimal)
+                # the one decoder, not json.loads' new one per call; bytes that start with the (ASCII) head are UTF-8
+                return head[1], _JSON.decode(data[len(head[0]) : -1].decode("utf-8", "surrogatepass"))
             except ValueError:
                 pass  # not the bare envelope after all: the whole parse below says what it is
         obj = _loads(data, "key" if is_key else "value")

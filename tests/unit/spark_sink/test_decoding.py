@@ -234,6 +234,8 @@ def test_a_kept_decoder_reads_every_record_as_a_fresh_one_does() -> None:
         compact({**value, "more": 1}),  # the same head, then something besides the payload
         head + b'{"op":"c"',  # the same head, then a payload that does not end
         head + compact(envelope("c")) + b"}",  # the head, a payload, one brace too many
+        head + json.dumps(envelope("c", after=dict(AFTER, email="zoë😀@x.org")), ensure_ascii=False).encode() + b"}",
+        head + compact(envelope("c"))[:-1] + b',"x":"\xff"}}',  # not UTF-8 after the head
         compact({"schema": None, "payload": envelope("c")}),
     ]
     key = compact({"schema": KEY_SCHEMA, "payload": {"id": 2}})
@@ -243,3 +245,6 @@ def test_a_kept_decoder_reads_every_record_as_a_fresh_one_does() -> None:
         fresh = decoder_for("json", schemas="auto", placeholder=PH).decode(raw)
         assert kept.decode(raw) == fresh, raw_value
     assert isinstance(kept.decode(RawRecord("dbserver1.public.customers", 0, 9, key, values[2])), ChangeEvent)
+    utf8 = kept.decode(RawRecord("dbserver1.public.customers", 0, 10, key, values[7]))
+    assert isinstance(utf8, ChangeEvent) and utf8.row is not None and utf8.row["email"] == "zoë😀@x.org"
+    assert isinstance(kept.decode(RawRecord("dbserver1.public.customers", 0, 11, key, values[8])), DecodeFailure)
