@@ -82,7 +82,12 @@ class BatchSteps:
         self._cut: published.Cut | None = None  # the newest published cut (transaction-consistent mode)
         self.format = table_format.for_config(config)  # Delta or Iceberg tables (spark_sink/table_format.py)
         self.format.prepare_session(spark)
-        self.ledger = deletes.DeleteLedger(spark, config.delete_ledger_path, config.legacy_delete_ledger_path)
+        self.ledger = deletes.DeleteLedger(
+            spark,
+            config.delete_ledger_path,
+            config.legacy_delete_ledger_path,
+            read_table=lambda table: self.format.read(spark, self.format.ref(table)),
+        )
         # catalog names, layouts, scheduled maintenance (spark_sink/table_admin.py), when the config asks for them
         self.admin = TableAdmin(spark, config, self.format) if config.manages_tables else None
 

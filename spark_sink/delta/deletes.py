@@ -7,7 +7,8 @@ with it. The ledger keeps it instead. It is one Delta table for every table the 
 one commit for all the batch's tables, at most once per batch id: Delta's `txnAppId`/`txnVersion` writer options),
 and compacted every COMPACT_EVERY batches. Its items:
 - `d`: a key was deleted at a position; `c`: a key with a recorded delete came back at a newer position (an insert or
-  update newer than the delete), so the delete no longer guards anything the row's own guard does not;
+  update newer than the delete, seen by a guard that read the ledger), so the delete no longer guards anything the
+  row's own guard does not;
 - `t`: the table was truncated at a position (no key).
 A key is the JSON text of the table's key columns (`_cdc_key`) with the Spark type it was written with
 (`_cdc_key_type`): a key column the table later widens (int → bigint, decimal scale growth, date → timestamp_ntz …)
@@ -18,15 +19,17 @@ prints.
 (unless the key came back since) and than the newest truncate; deletes always pass (the row guard handles them).
 When every change of the batch for a table is newer than everything the ledger holds for it (the steady stream; the
 job keeps an upper bound of the ledger's newest position per table, learned once and raised by each append), no
-item can supersede any of them: the guard does not read the ledger (no scan and join in the table's MERGE), and the
-changes that bring back a key with a recorded delete are found by `items`, for the batch's one append. The bound is
-the job's own: it relies on the job being the only writer of its tables (and so of their ledger rows).
+item can supersede any of them: the guard does not read the ledger (no scan and join in the table's MERGE), and nor
+does `items`: a key such a batch brings back keeps its delete entry, which guards nothing the row's own position
+(newer) does not, until compaction finds the row. The bound is the job's own: it relies on the job being the only
+writer of its tables (and so of their ledger rows).
 Soft-delete tables keep their rows, so they only ever have truncate items. Entries of deletes older (by source
 time) than `sink.delete_ledger_retention` stop guarding at once and are dropped at the next compaction: a replay
 older than the retention could then bring such a row back, so choose it longer than any replay.
 
-Compaction (exact): per key only its newest item is kept, and none when that is a `c` or when the table's newest
-truncate is newer; per table the newest truncate; expired entries go. It rewrites the partitions of the tables the
+Compaction (exact): per key only its newest item is kept, and none when that is a `c`, when the table's newest
+truncate is newer, or when the table holds the key's row at a newer position (it came back); per table the newest
+truncate; expired entries go. It rewrites the partitions of the tables the
 job has written since it started (`replaceWhere`), so jobs that write other tables of the same warehouse never
 conflict with it; a failed compaction is logged and tried again COMPACT_EVERY batches later (nothing is lost).
 
@@ -79,6 +82,7 @@ SCHEMA = T.StructType(
 COMPACT_EVERY = 20  # micro-batches between compactions (by batch id)
 REVIVES = "__ledger_revives"  # guard's output: this change brings back a key the ledger holds as deleted
 ENTRY, MARK, JOIN_KEY = "__ledger_entry", "__ledger_mark", "__ledger_key"
+ROW_TABLE, ROW_KEY, ROW = "__row_table", "__row_key", "__row_position"  # compaction: the tables' rows
 # the key's JSON text: exact and the same whatever the session's time zone (microseconds, UTC)
 KEY_JSON = {
     "timeZone": "UTC",
@@ -118,7 +122,7 @@ def _newest(*extra: str) -> Column:
 @dataclasses.dataclass(frozen=True)
 class Guarded:
     """What `guard` hands on: the changes (for the MERGE, and for `items`), and whether the ledger was read for them
-    (else every change is newer than all it holds, and `items` finds the keys that come back)."""
+    (else every change is newer than all it holds: REVIVES is false, and compaction finds the keys that came back)."""
 
     frame: DataFrame
     read: bool
@@ -127,16 +131,22 @@ class Guarded:
 class DeleteLedger:
     """The ledger of one job (one per batch processor; the methods are safe to call from its table threads)."""
 
-    def __init__(self, spark: SparkSession, path: str, legacy_path: Callable[[str], str] | None = None) -> None:
+    def __init__(
+        self,
+        spark: SparkSession,
+        path: str,
+        legacy_path: Callable[[str], str] | None = None,
+        read_table: Callable[[str], DataFrame] | None = None,
+    ) -> None:
         self.spark = spark
         self.path = path
         self.legacy_path = legacy_path  # table → where the earlier layout kept its ledger (imported once)
+        self.read_table = read_table  # table → its rows now (compaction drops the deletes of keys that came back)
         self._lock = threading.Lock()
         self._creating = threading.Lock()
         self._exists = False
         self._key_types: dict[str, set[str]] = {}  # table → the key types its stored items were written with
         self._current: dict[str, str] = {}  # table → its key type now (the newest batch's)
-        self._has_entries: dict[str, bool] = {}  # table → it holds delete entries (a change may revive one)
         self._newest: dict[str, SourcePosition] = {}  # table → no item of it in the ledger is newer (upper bound)
 
     # -- shape ------------------------------------------------------------------------------------------------
@@ -159,21 +169,18 @@ class DeleteLedger:
         if not known:
             self._import_legacy(table, key_fields)
             types: set[str] = set()
-            has_entries = False
             newest: list[SourcePosition] = []
             if self.exists():
                 rows = (
                     self._read([table])
                     .groupBy(KEY_TYPE)  # (null for the truncates)
-                    .agg(F.max((F.col(KIND) == DELETED).cast("int")).alias("d"), _newest().alias("newest"))
+                    .agg(_newest().alias("newest"))
                     .collect()
                 )
                 types = {r[KEY_TYPE] for r in rows if r[KEY_TYPE] is not None}
-                has_entries = any(r["d"] for r in rows)
                 newest = [SourcePosition(*r["newest"]) for r in rows]
             with self._lock:
                 self._key_types.setdefault(table, set()).update(types)
-                self._has_entries[table] = self._has_entries.get(table, False) or has_entries
                 self._raise_newest(table, newest)
         names = [f.name for f in key_fields]
         with self._lock:
@@ -186,11 +193,6 @@ class DeleteLedger:
                     f"by {names}: the source key changed; check the table and delete its rows from the ledger "
                     f"({TABLE} = '{table}') to continue"
                 )
-
-    def holds_entries(self, table: str) -> bool:
-        """Whether `table` has deletes recorded (then a batch's changes may bring a key back: `c` items)."""
-        with self._lock:
-            return self._has_entries.get(table, False)
 
     def _newer_than_all(self, table: str, oldest: SourcePosition | None) -> bool:
         """Whether a change at `oldest` (the oldest of a batch's changes of `table`) is newer than every item the
@@ -231,7 +233,8 @@ class DeleteLedger:
     ) -> Guarded:
         """`changes` without the inserts/updates that a recorded delete or truncate has superseded, with REVIVES
         marking the changes that bring a deleted key back; as they are, unread, when `oldest` (the oldest of the
-        changes) is newer than everything the ledger holds for `table` (REVIVES is then left to `items`).
+        changes) is newer than everything the ledger holds for `table` (REVIVES is then false: the keys they bring
+        back are left to compaction).
         `prepare(table, …)` first."""
         if not self.exists() or self._newer_than_all(table, oldest):
             return Guarded(changes.withColumn(REVIVES, F.lit(False)), read=False)
@@ -261,20 +264,14 @@ class DeleteLedger:
         self, table: str, guarded: Guarded, key_fields: Sequence[T.StructField], expire_before_ms: int | None
     ) -> DataFrame:
         """The items a batch's guarded changes of `table` add: its deletes (those not already past the retention)
-        and the keys that came back."""
+        and the keys the guard found coming back (none when it did not read the ledger). Without deletes and an
+        unread guard there are none: no need to call."""
         with self._lock:
             current = self._current[table]
         fresh = _fresh(F.col(SOURCE_TS), expire_before_ms)
-        changes, revives = guarded.frame, F.col(REVIVES)
-        if not guarded.read and key_fields and self.holds_entries(table):
-            # every change is newer than what the ledger holds: one whose key's newest (still guarding) item is a
-            # delete brings it back
-            entries = self._entries(table, self._read([table]), expire_before_ms)
-            deleted = entries.where(f"{ENTRY}.{KIND} = '{DELETED}'").select(JOIN_KEY, F.lit(True).alias(MARK))
-            changes = changes.withColumn(JOIN_KEY, key_json(key_fields)).join(deleted, on=JOIN_KEY, how="left")
-            revives = ~F.col(IS_DELETE) & F.col(MARK).isNotNull()
+        changes = guarded.frame
         kind = F.when(F.col(IS_DELETE), F.lit(DELETED)).otherwise(F.lit(REVIVED))
-        return changes.where((F.col(IS_DELETE) & fresh) | revives).select(
+        return changes.where((F.col(IS_DELETE) & fresh) | F.col(REVIVES)).select(
             F.lit(table).alias(TABLE),
             key_json(key_fields).alias(KEY),
             F.lit(current).alias(KEY_TYPE),
@@ -315,7 +312,6 @@ class DeleteLedger:
             for table, _ in frames:
                 if table in self._current:
                     self._key_types.setdefault(table, set()).add(self._current[table])
-                    self._has_entries[table] = True  # (a truncate-only frame too: harmless, one more guard read)
                 self._raise_newest(table, [newest.get(table)])
 
     def _ensure(self) -> None:
@@ -345,6 +341,12 @@ class DeleteLedger:
         )
         if expire_before_ms is not None:
             entries = entries.where(_fresh(F.col(f"{ENTRY}.{SOURCE_TS}"), expire_before_ms))
+        deleting = {r[TABLE] for r in items.where(F.col(KIND) == DELETED).select(TABLE).distinct().collect()}
+        rows = self._rows_of({t: c for t, c in tables.items() if t in deleting})  # no table read for none to drop
+        if rows is not None:  # a key whose row is back (at a newer position) needs its delete no more
+            back = (F.col(TABLE) == F.col(ROW_TABLE)) & (F.col(KEY) == F.col(ROW_KEY))
+            newer = F.expr(order.newer(order.fields(ROW), order.fields(ENTRY)))
+            entries = entries.join(rows, back & newer, how="left_anti")
         types = F.create_map(*[x for t, c in tables.items() for x in (F.lit(t), F.lit(c))])
         kept = entries.select(TABLE, KEY, types[F.col(TABLE)].alias(KEY_TYPE), *_position_of(ENTRY), f"{ENTRY}.*")
         none = F.lit(None).cast("string")
@@ -358,11 +360,30 @@ class DeleteLedger:
         compacted.repartition(F.col(TABLE)).write.format("delta").mode("overwrite").option(
             "replaceWhere", f"{TABLE} IN ({names})"
         ).save(self.path)
-        held = {r[TABLE] for r in self._read(tables).where(F.col(KIND) == DELETED).select(TABLE).distinct().collect()}
         with self._lock:
             for table, current in tables.items():
                 self._key_types[table] = {current}
-                self._has_entries[table] = table in held
+
+    def _rows_of(self, tables: Mapping[str, str]) -> DataFrame | None:
+        """The rows the tables hold now (`read_table`) as (ROW_TABLE, ROW_KEY: the key text as the table's key type
+        prints it now, ROW: the row's position)."""
+        if self.read_table is None:
+            return None
+        frames = []
+        for table, current in sorted(tables.items()):
+            fields = T.StructType.fromJson(json.loads(current)).fields
+            if fields:
+                frames.append(
+                    self.read_table(table).select(
+                        F.lit(table).alias(ROW_TABLE), key_json(fields).alias(ROW_KEY), order.struct_of().alias(ROW)
+                    )
+                )
+        if not frames:
+            return None
+        union = frames[0]
+        for frame in frames[1:]:
+            union = union.unionByName(frame)
+        return union
 
     # -- the earlier layout -----------------------------------------------------------------------------------
     def _import_legacy(self, table: str, key_fields: Sequence[T.StructField]) -> None:

@@ -180,7 +180,7 @@ class BatchProcessor(BatchSteps):
                     cutoff = self._expire_before_ms()
                     guarded = self.ledger.guard(plan.table, source, keys, cutoff, summary.oldest)
                     items = None  # built before the MERGE: it may read the ledger, which must not fail after it
-                    if p.soft is None and (summary.deletes or self.ledger.holds_entries(plan.table)):
+                    if p.soft is None and (summary.deletes or guarded.read):
                         items = self.ledger.items(plan.table, guarded, keys, cutoff)
                     counts = merge.merge(target, guarded.frame, names, plan.key_columns, p.soft, toast)
                     if items is not None:
