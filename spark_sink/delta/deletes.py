@@ -49,6 +49,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from delta.tables import DeltaTable
+from py4j.protocol import Py4JError
+from pyspark.errors import PySparkException
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
@@ -63,6 +65,7 @@ from spark_sink.delta.tables import (
     q,
     sql_string,
 )
+from spark_sink.errors import first_line
 from spark_sink.position import SourcePosition
 
 log = logging.getLogger("spark_sink")
@@ -372,12 +375,18 @@ class DeleteLedger:
         frames = []
         for table, current in sorted(tables.items()):
             fields = T.StructType.fromJson(json.loads(current)).fields
-            if fields:
-                frames.append(
-                    self.read_table(table).select(
-                        F.lit(table).alias(ROW_TABLE), key_json(fields).alias(ROW_KEY), order.struct_of().alias(ROW)
-                    )
+            if not fields:
+                continue
+            try:
+                frame = self.read_table(table)
+            except (PySparkException, Py4JError) as e:  # its deletes stay (they still guard correctly)
+                log.warning("compacting the delete ledger: table %s cannot be read (%s)", table, first_line(e))
+                continue
+            frames.append(
+                frame.select(
+                    F.lit(table).alias(ROW_TABLE), key_json(fields).alias(ROW_KEY), order.struct_of().alias(ROW)
                 )
+            )
         if not frames:
             return None
         union = frames[0]

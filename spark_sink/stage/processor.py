@@ -179,7 +179,7 @@ class BatchProcessor(BatchSteps):
                     source = ledger.cache(source.persist(StorageLevel.MEMORY_AND_DISK))  # until the ledger append
                     cutoff = self._expire_before_ms()
                     guarded = self.ledger.guard(plan.table, source, keys, cutoff, summary.oldest)
-                    items = None  # built before the MERGE: it may read the ledger, which must not fail after it
+                    items = None  # the guarded changes' deletes and the keys they bring back, appended later
                     if p.soft is None and (summary.deletes or guarded.read):
                         items = self.ledger.items(plan.table, guarded, keys, cutoff)
                     counts = merge.merge(target, guarded.frame, names, plan.key_columns, p.soft, toast)

@@ -284,3 +284,34 @@ def test_a_ledger_of_the_earlier_layout_is_imported_and_compaction_runs_by_itsel
     run_job(spark, config)
     assert [(r["id"], r["v"]) for r in rows(spark, str(wh / "old"))] == [(1, "v300")]
     assert ledger_items(spark, wh, "old", stored=True) == [(None, 50, "t"), (2, 310, "d")]
+
+
+def test_compaction_keeps_the_deletes_of_a_table_it_cannot_read(
+    spark: Any, tmp_path: Path, unique_name: str, kafka_bootstrap: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Compaction looks for the rows of keys that came back in the tables themselves; a table it cannot read (here:
+    removed from the warehouse behind the job's back) keeps its deletes, which still guard, and the other work of
+    the compaction is done."""
+    import shutil
+
+    one = one_table("gone", tmp_path, unique_name, kafka_bootstrap)
+    send = one.send
+    send("c", 100, 1)
+    send("c", 110, 2)
+    send("d", 200, 1)
+    one.kafka.flush()
+    processor = run_job(spark, one.config)
+    send("c", 300, 1)  # comes back, newer than everything the ledger holds: its delete stays until compaction
+    send("d", 310, 2)
+    one.kafka.flush()
+    processor = run_job(spark, one.config, processor=processor)
+    send("c", 400, 2)
+    send("d", 410, 2)  # key 2's second delete: compaction keeps only the newer
+    one.kafka.flush()
+    processor = run_job(spark, one.config, processor=processor)
+    assert ledger_items(spark, one.warehouse, "gone", stored=True) == [(1, 200, "d"), (2, 310, "d"), (2, 410, "d")]
+    shutil.rmtree(one.warehouse / "gone")
+    with caplog.at_level("WARNING", logger="spark_sink"):
+        processor.ledger.compact(None)
+    assert "table gone cannot be read" in caplog.text
+    assert ledger_items(spark, one.warehouse, "gone", stored=True) == [(1, 200, "d"), (2, 410, "d")]
