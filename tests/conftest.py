@@ -18,18 +18,19 @@ def kafka_bootstrap() -> str:
     return _kafka_bootstrap()
 
 
-_DELETED: list[int] = []  # how many topics the session's end deleted (said in the terminal summary, after it)
+_DELETED = pytest.StashKey[int]()  # how many topics the session's end deleted (said in the terminal summary)
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     """The topics this session's names made are deleted from the local broker (tests/names.py)."""
-    _DELETED.append(names.delete_session_topics(_kafka_bootstrap()))
+    session.config.stash[_DELETED] = names.delete_session_topics(_kafka_bootstrap())
 
 
-def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: pytest.Config) -> None:
     """(Called after pytest_sessionfinish, on a line of its own.)"""
-    if _DELETED and _DELETED[0]:
-        terminalreporter.write_line(f"deleted {_DELETED[0]} Kafka topic(s) this session's tests made (tests/names.py)")
+    deleted = config.stash.get(_DELETED, 0)
+    if deleted:
+        terminalreporter.write_line(f"deleted {deleted} Kafka topic(s) this session's tests made (tests/names.py)")
 
 
 @pytest.fixture(scope="session")

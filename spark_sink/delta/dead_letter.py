@@ -10,6 +10,8 @@ from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
+from spark_sink.delta.tables import union_all
+
 SCHEMA = T.StructType(
     [
         T.StructField("topic", T.StringType(), False),
@@ -43,11 +45,10 @@ def letters_of(records: DataFrame, table: Column, stage: str, reason: Column) ->
 
 def write_frames(spark: SparkSession, path: str, app_id: str, batch_id: int, frames: Sequence[DataFrame]) -> None:
     """Append the dead letters of a micro-batch in one write (idempotent per batch id)."""
-    union = frames[0]
-    for frame in frames[1:]:
-        union = union.unionByName(frame)
-    union = union.withColumn("batch_id", F.lit(batch_id).cast("long")).withColumn(
-        "recorded_at", F.lit(dt.datetime.now(dt.UTC)).cast("timestamp")
+    union = (
+        union_all(frames)
+        .withColumn("batch_id", F.lit(batch_id).cast("long"))
+        .withColumn("recorded_at", F.lit(dt.datetime.now(dt.UTC)).cast("timestamp"))
     )
     (
         union.select(*[F.col(f.name).cast(f.dataType) for f in SCHEMA.fields])

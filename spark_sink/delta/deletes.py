@@ -64,6 +64,7 @@ from spark_sink.delta.tables import (
     position_values,
     q,
     sql_string,
+    union_all,
 )
 from spark_sink.errors import first_line
 from spark_sink.position import SourcePosition
@@ -300,11 +301,9 @@ class DeleteLedger:
         if not frames:
             return
         self._ensure()
-        union = frames[0][1]
-        for _, frame in frames[1:]:
-            union = union.unionByName(frame)
         (
-            union.repartition(1)  # one file per table and batch (the items are few); what they come from in parallel
+            union_all([frame for _, frame in frames])
+            .repartition(1)  # one file per table and batch (the items are few); what they come from in parallel
             .write.format("delta")
             .mode("append")
             .option("txnAppId", app_id)
@@ -387,12 +386,7 @@ class DeleteLedger:
                     F.lit(table).alias(ROW_TABLE), key_json(fields).alias(ROW_KEY), order.struct_of().alias(ROW)
                 )
             )
-        if not frames:
-            return None
-        union = frames[0]
-        for frame in frames[1:]:
-            union = union.unionByName(frame)
-        return union
+        return union_all(frames) if frames else None
 
     # -- the earlier layout -----------------------------------------------------------------------------------
     def _import_legacy(self, table: str, key_fields: Sequence[T.StructField]) -> None:

@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from delta.tables import DeltaTable
-from pyspark.sql import SparkSession
+from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import types as T
 
 from spark_sink.delta.order import COLUMNS as POSITION_COLUMNS
@@ -96,6 +96,14 @@ NULL_TS = "CAST(NULL AS TIMESTAMP)"  # SQL: no timestamp
 
 def ts_from_ms(ms: int | None) -> dt.datetime | None:
     return None if ms is None else dt.datetime.fromtimestamp(ms / 1000, dt.UTC)
+
+
+def union_all(frames: Sequence[DataFrame]) -> DataFrame:
+    """The rows of every frame (at least one), matched by column name."""
+    union = frames[0]
+    for frame in frames[1:]:
+        union = union.unionByName(frame)
+    return union
 
 
 @dataclass
