@@ -122,9 +122,17 @@ def overrides(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
     }
 
 
+def quiet_py4j(level: int) -> None:
+    """py4j logs every call the JVM makes into Python (each micro-batch: "Received command c on object id …") at
+    INFO: its own lines only from DEBUG on, else its warnings and errors."""
+    if level > logging.DEBUG:
+        logging.getLogger("py4j").setLevel(logging.WARNING)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     logging.basicConfig(level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    quiet_py4j(logging.getLogger().level)
     try:
         data = load_file(args.config) if args.config else {}
         document, defaults = with_defaults(with_overrides(data, overrides(args)))

@@ -49,6 +49,8 @@ SESSION_DEFAULTS = {
     "spark.sql.shuffle.partitions": "4",
     "spark.databricks.delta.snapshotPartitions": "4",
     "spark.ui.enabled": "false",
+    # the console progress bar redraws itself with carriage returns in what is the job's log (stderr)
+    "spark.ui.showConsoleProgress": "false",
     **CODEGEN_OFF,
 }
 # How long the broker holds a Kafka fetch that finds no new data. A micro-batch reads a range known to exist, yet
