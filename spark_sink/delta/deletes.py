@@ -23,9 +23,12 @@ item can supersede any of them: the guard does not read the ledger (no scan and 
 does `items`: a key such a batch brings back keeps its delete entry, which guards nothing the row's own position
 (newer) does not, until compaction finds the row. The bound is the job's own: it relies on the job being the only
 writer of its tables (and so of their ledger rows).
-Soft-delete tables keep their rows, so they only ever have truncate items. Entries of deletes older (by source
-time) than `sink.delete_ledger_retention` stop guarding at once and are dropped at the next compaction: a replay
-older than the retention could then bring such a row back, so choose it longer than any replay.
+Soft-delete tables keep their rows, so they only ever have truncate items; so do SCD2 tables, whose versions keep
+their positions (a replayed change older than a key's newest version adds none), and whose changes older than the
+newest truncate `after_truncate` drops (a truncate leaves no version at its position).
+Entries of deletes older (by source time) than `sink.delete_ledger_retention` stop guarding at once and are dropped
+at the next compaction: a replay older than the retention could then bring such a row back, so choose it longer
+than any replay.
 
 Compaction (exact): per key only its newest item is kept, and none when that is a `c`, when the table's newest
 truncate is newer, or when the table holds the key's row at a newer position (it came back); per table the newest
@@ -121,6 +124,14 @@ def _fresh(ts: Column, expire_before_ms: int | None) -> Column:
 def _newest(*extra: str) -> Column:
     parts = [F.col(c).alias(n) for n, c in zip(("epoch", "major", "seq"), order.COLUMNS, strict=True)]
     return F.max(F.struct(*parts, *[F.col(c) for c in extra]))
+
+
+AFTER_MARK = f"({MARK} IS NULL OR {order.newer(order.columns(), order.fields(MARK))})"  # newer than the truncate
+
+
+def _truncate_mark(items: DataFrame) -> DataFrame:
+    """One row: MARK, the newest truncate among a table's ledger `items` (null: none)."""
+    return items.where(F.col(KIND) == TRUNCATED).agg(_newest().alias(MARK))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -243,9 +254,8 @@ class DeleteLedger:
         if not self.exists() or self._newer_than_all(table, oldest):
             return Guarded(changes.withColumn(REVIVES, F.lit(False)), read=False)
         items = self._read([table])
-        mark = items.where(F.col(KIND) == TRUNCATED).agg(_newest().alias(MARK))
-        guarded = changes.crossJoin(mark)
-        keep = f"({MARK} IS NULL OR {order.newer(order.columns(), order.fields(MARK))})"
+        guarded = changes.crossJoin(_truncate_mark(items))
+        keep = AFTER_MARK
         revives: Column = F.lit(False)
         if key_fields:
             entries = self._entries(table, items, expire_before_ms)
@@ -256,6 +266,15 @@ class DeleteLedger:
             revives = F.expr(f"NOT {IS_DELETE} AND {deleted} AND {newer}")
         frame = guarded.where(f"{IS_DELETE} OR ({keep})").withColumn(REVIVES, revives).drop(MARK, ENTRY, JOIN_KEY)
         return Guarded(frame, read=True)
+
+    def after_truncate(self, table: str, changes: DataFrame, oldest: SourcePosition | None) -> DataFrame:
+        """`changes` (every kind, deletes too) strictly after the newest truncate the ledger holds for `table`: the
+        guard of tables whose rows keep their own history (SCD2), where a truncate removes nothing a row's position
+        could recall. Unread, as they are, when `oldest` is newer than everything the ledger holds for `table`.
+        `prepare(table, …)` first."""
+        if not self.exists() or self._newer_than_all(table, oldest):
+            return changes
+        return changes.crossJoin(_truncate_mark(self._read([table]))).where(AFTER_MARK).drop(MARK)
 
     def _entries(self, table: str, items: DataFrame, expire_before_ms: int | None) -> DataFrame:
         """Per key (JOIN_KEY, as the table's key type prints it now) of `items` (the ledger's for `table`), its

@@ -141,8 +141,12 @@ class BatchProcessor(BatchSteps):
             if summary.truncate_ts_ms is not None:
                 truncate_ts = f"timestamp_millis({summary.truncate_ts_ms})"
             if p.scd2:
+                self.ledger.prepare(plan.table, self._key_fields(p))
                 if summary.truncate_at is not None:
                     scd2.close_truncated(self.spark, target, summary.truncate_at, truncate_ts)
+                    ledger.add(plan.table, self._truncate_item(plan.table, summary))
+                # a replay of changes an earlier batch's truncate cut (no version holds their positions)
+                parsed = self.ledger.after_truncate(plan.table, parsed, summary.oldest)
                 stored = self.format.read(parsed.sparkSession, p.check.ref)  # joined with the batch: its session
                 staged = history.staged_history(stored, parsed, names, plan.key_columns, summary.toast)
                 counts = scd2.merge_staged(target, staged, names, plan.key_columns)
@@ -167,10 +171,7 @@ class BatchProcessor(BatchSteps):
                 self.ledger.prepare(plan.table, keys)
                 if summary.truncate_at is not None:
                     merge.truncate(self.spark, target, summary.truncate_at, truncate_ts, p.soft)
-                    mark = self.ledger.truncate_item(
-                        plan.table, summary.truncate_at, ts_from_ms(summary.truncate_ts_ms)
-                    )
-                    ledger.add(plan.table, mark)
+                    ledger.add(plan.table, self._truncate_item(plan.table, summary))
                 counts = statement.MergeCounts()  # no change, no MERGE: zero is exact in every format
                 tm.changes = summary.keys
                 if summary.data_events:
@@ -192,6 +193,10 @@ class BatchProcessor(BatchSteps):
             reason = self._apply_failed(plan.table, batch_id, e)
             tm.error, tm.dead_letters = reason, reject(plan, "apply", reason)
         return tm
+
+    def _truncate_item(self, table: str, summary: TableSummary) -> DataFrame:
+        assert summary.truncate_at is not None
+        return self.ledger.truncate_item(table, summary.truncate_at, ts_from_ms(summary.truncate_ts_ms))
 
 
 class _LedgerWrites:

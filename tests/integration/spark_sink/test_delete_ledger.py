@@ -118,6 +118,44 @@ def test_replayed_older_changes_do_not_revive_deleted_or_truncated_rows(
     assert table(hard) == {1: ("one-again", None)}
 
 
+def test_scd2_changes_replayed_from_before_a_truncate_add_no_version(
+    spark: Any, tmp_path: Path, unique_name: str, kafka_bootstrap: str, table_format: str
+) -> None:
+    """A truncate cuts the changes before it in its batch and closes the stored versions; the ledger keeps its
+    position, so the same changes re-sent later (a worker's replay after a restart) add no version either."""
+    from spark_sink.config import TableConfig
+
+    topic = Table(unique_name, "public", "hist", ID_V_FIELDS, ["id"]).topic
+    settings = format_settings(table_format, unique_name)
+    one = one_table("hist", tmp_path, unique_name, kafka_bootstrap, tables={topic: TableConfig(scd2=True)}, **settings)
+
+    def versions() -> list[tuple[int, str, bool]]:
+        return [(r["id"], r["v"], r["is_current"]) for r in table_rows(spark, one.config, "hist", "_cdc_pos")]
+
+    one.send("c", 100, 1, "one", ts_ms=1_000_000)
+    one.kafka.flush()
+    run_job(spark, one.config)
+    assert versions() == [(1, "one", True)]
+
+    # key 1 updated and key 2 inserted, then the table truncated, in one batch: the truncate cuts both changes
+    # and closes key 1's version
+    one.send("u", 150, 1, "one-updated", ts_ms=1_500_000)
+    one.send("c", 160, 2, "two", ts_ms=1_600_000)
+    one.kafka.send(one.table.topic, None, one.table.value_bytes("t", 200, ts_ms=2_000_000))
+    one.kafka.flush()
+    run_job(spark, one.config)
+    assert versions() == [(1, "one", False)]
+    assert ledger_items(spark, one.warehouse, "hist") == [(None, 200, "t")]
+
+    # the worker sends the cut changes again, then a newer insert: only the newer one adds a version
+    one.send("u", 150, 1, "one-updated", ts_ms=1_500_000)
+    one.send("c", 160, 2, "two", ts_ms=1_600_000)
+    one.send("c", 300, 3, "three", ts_ms=3_000_000)
+    one.kafka.flush()
+    run_job(spark, one.config)
+    assert versions() == [(1, "one", False), (3, "three", True)]
+
+
 def test_a_stream_newer_than_the_ledger_skips_reading_it_and_replays_are_still_guarded(
     spark: Any, tmp_path: Path, unique_name: str, kafka_bootstrap: str, table_format: str
 ) -> None:
