@@ -121,9 +121,13 @@ def _fresh(ts: Column, expire_before_ms: int | None) -> Column:
     return ts.isNull() | (ts >= F.timestamp_millis(F.lit(expire_before_ms)))
 
 
-def _newest(*extra: str) -> Column:
+def _position(*extra: str) -> Column:
     parts = [F.col(c).alias(n) for n, c in zip(("epoch", "major", "seq"), order.COLUMNS, strict=True)]
-    return F.max(F.struct(*parts, *[F.col(c) for c in extra]))
+    return F.struct(*parts, *[F.col(c) for c in extra])
+
+
+def _newest(*extra: str) -> Column:
+    return F.max(_position(*extra))
 
 
 AFTER_MARK = f"({MARK} IS NULL OR {order.newer(order.columns(), order.fields(MARK))})"  # newer than the truncate
@@ -362,8 +366,9 @@ class DeleteLedger:
         )
         if expire_before_ms is not None:
             entries = entries.where(_fresh(F.col(f"{ENTRY}.{SOURCE_TS}"), expire_before_ms))
-        deleting = {r[TABLE] for r in items.where(F.col(KIND) == DELETED).select(TABLE).distinct().collect()}
-        rows = self._rows_of({t: c for t, c in tables.items() if t in deleting})  # no table read for none to drop
+        deletes = items.where(F.col(KIND) == DELETED).groupBy(TABLE).agg(F.min(_position()).alias("oldest"))
+        oldest = {r[TABLE]: SourcePosition(*r["oldest"]) for r in deletes.collect()}  # no read for none to drop
+        rows = self._rows_of({t: c for t, c in tables.items() if t in oldest}, oldest)
         if rows is not None:  # a key whose row is back (at a newer position) needs its delete no more
             back = (F.col(TABLE) == F.col(ROW_TABLE)) & (F.col(KEY) == F.col(ROW_KEY))
             newer = F.expr(order.newer(order.fields(ROW), order.fields(ENTRY)))
@@ -385,9 +390,11 @@ class DeleteLedger:
             for table, current in tables.items():
                 self._key_types[table] = {current}
 
-    def _rows_of(self, tables: Mapping[str, str]) -> DataFrame | None:
+    def _rows_of(self, tables: Mapping[str, str], since: Mapping[str, SourcePosition]) -> DataFrame | None:
         """The rows the tables hold now (`read_table`) as (ROW_TABLE, ROW_KEY: the key text as the table's key type
-        prints it now, ROW: the row's position)."""
+        prints it now, ROW: the row's position), of those only the ones that can be newer than a delete at `since`
+        (per table): a filter on the position columns, so the table formats skip the files of older rows by their
+        column statistics (a table's rows written before its oldest recorded delete are never read)."""
         if self.read_table is None:
             return None
         frames = []
@@ -401,7 +408,7 @@ class DeleteLedger:
                 log.warning("compacting the delete ledger: table %s cannot be read (%s)", table, first_line(e))
                 continue
             frames.append(
-                frame.select(
+                frame.where(order.not_before(since[table])).select(
                     F.lit(table).alias(ROW_TABLE), key_json(fields).alias(ROW_KEY), order.struct_of().alias(ROW)
                 )
             )

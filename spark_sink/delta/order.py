@@ -70,6 +70,13 @@ def struct_of(columns: Sequence[str] = COLUMNS) -> Column:
     return F.struct(*[F.col(c).alias(f.name) for c, f in zip(columns, STRUCT.fields, strict=True)])
 
 
+def not_before(pos: SourcePosition, columns: Sequence[str] = COLUMNS) -> Column:
+    """Column: the row's position can be `newer` than `pos` (its epoch and major are not below `pos`'s: the one
+    condition `newer` implies that the table formats' column statistics can skip files by)."""
+    e, p, _ = (F.col(c) for c in columns)
+    return (e > pos.epoch) | ((e == pos.epoch) & (p >= pos.major))
+
+
 def row_older_than(pos: SourcePosition, alias: str = "") -> str:
     """SQL: the row (its position columns, maybe NULL) is older than `pos` (a truncate's)."""
     row = columns(alias)
