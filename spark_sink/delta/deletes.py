@@ -121,21 +121,16 @@ def _fresh(ts: Column, expire_before_ms: int | None) -> Column:
     return ts.isNull() | (ts >= F.timestamp_millis(F.lit(expire_before_ms)))
 
 
-def _position(*extra: str) -> Column:
-    parts = [F.col(c).alias(n) for n, c in zip(("epoch", "major", "seq"), order.COLUMNS, strict=True)]
-    return F.struct(*parts, *[F.col(c) for c in extra])
-
-
 def _newest(*extra: str) -> Column:
-    return F.max(_position(*extra))
+    return F.max(order.struct_of(extra=extra))
 
 
 AFTER_MARK = f"({MARK} IS NULL OR {order.newer(order.columns(), order.fields(MARK))})"  # newer than the truncate
 
 
-def _truncate_mark(items: DataFrame) -> DataFrame:
-    """One row: MARK, the newest truncate among a table's ledger `items` (null: none)."""
-    return items.where(F.col(KIND) == TRUNCATED).agg(_newest().alias(MARK))
+def _truncate_marks(items: DataFrame, *by: str) -> DataFrame:
+    """MARK, the newest truncate among the ledger's `items`, per `by` (none: one row, MARK null without any)."""
+    return items.where(F.col(KIND) == TRUNCATED).groupBy(*by).agg(_newest().alias(MARK))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -258,7 +253,7 @@ class DeleteLedger:
         if not self.exists() or self._newer_than_all(table, oldest):
             return Guarded(changes.withColumn(REVIVES, F.lit(False)), read=False)
         items = self._read([table])
-        guarded = changes.crossJoin(_truncate_mark(items))
+        guarded = changes.crossJoin(_truncate_marks(items))
         keep = AFTER_MARK
         revives: Column = F.lit(False)
         if key_fields:
@@ -278,7 +273,7 @@ class DeleteLedger:
         `prepare(table, …)` first."""
         if not self.exists() or self._newer_than_all(table, oldest):
             return changes
-        return changes.crossJoin(_truncate_mark(self._read([table]))).where(AFTER_MARK).drop(MARK)
+        return changes.crossJoin(_truncate_marks(self._read([table]))).where(AFTER_MARK).drop(MARK)
 
     def _entries(self, table: str, items: DataFrame, expire_before_ms: int | None) -> DataFrame:
         """Per key (JOIN_KEY, as the table's key type prints it now) of `items` (the ledger's for `table`), its
@@ -355,7 +350,7 @@ class DeleteLedger:
         key_text: Column = F.col(KEY)
         for table in tables:
             key_text = F.when(F.col(TABLE) == table, self._normalized(table, items)).otherwise(key_text)
-        marks = items.where(F.col(KIND) == TRUNCATED).groupBy(TABLE).agg(_newest().alias(MARK))
+        marks = _truncate_marks(items, TABLE)
         entries = (
             items.where(F.col(KIND) != TRUNCATED)
             .groupBy(F.col(TABLE), key_text.alias(KEY))
@@ -366,7 +361,7 @@ class DeleteLedger:
         )
         if expire_before_ms is not None:
             entries = entries.where(_fresh(F.col(f"{ENTRY}.{SOURCE_TS}"), expire_before_ms))
-        deletes = items.where(F.col(KIND) == DELETED).groupBy(TABLE).agg(F.min(_position()).alias("oldest"))
+        deletes = items.where(F.col(KIND) == DELETED).groupBy(TABLE).agg(F.min(order.struct_of()).alias("oldest"))
         oldest = {r[TABLE]: SourcePosition(*r["oldest"]) for r in deletes.collect()}  # no read for none to drop
         rows = self._rows_of({t: c for t, c in tables.items() if t in oldest}, oldest)
         if rows is not None:  # a key whose row is back (at a newer position) needs its delete no more

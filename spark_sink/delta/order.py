@@ -65,9 +65,11 @@ def at(pos: SourcePosition, columns: Sequence[str] = COLUMNS) -> Column:
     return (e == pos.epoch) & (p == pos.major) & (s == pos.seq)
 
 
-def struct_of(columns: Sequence[str] = COLUMNS) -> Column:
-    """Column: the row's position as a STRUCT value (epoch, major, seq)."""
-    return F.struct(*[F.col(c).alias(f.name) for c, f in zip(columns, STRUCT.fields, strict=True)])
+def struct_of(columns: Sequence[str] = COLUMNS, extra: Sequence[str] = ()) -> Column:
+    """Column: the row's position as a STRUCT value (epoch, major, seq), followed by the `extra` columns (ordered
+    by position first: what max/min of it pick)."""
+    position = [F.col(c).alias(f.name) for c, f in zip(columns, STRUCT.fields, strict=True)]
+    return F.struct(*position, *[F.col(c) for c in extra])
 
 
 def not_before(pos: SourcePosition, columns: Sequence[str] = COLUMNS) -> Column:

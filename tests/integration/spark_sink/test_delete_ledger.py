@@ -360,9 +360,10 @@ def test_compaction_keeps_the_deletes_of_a_table_it_cannot_read(
 def delta_stats(spark: Any) -> Iterator[None]:
     """Delta's file statistics collected on write (Delta's default; the tests' session turns them off, conftest.py)."""
     key = "spark.databricks.delta.stats.collect"
+    before = spark.conf.get(key)
     spark.conf.set(key, "true")
     yield
-    spark.conf.set(key, "false")
+    spark.conf.set(key, before)
 
 
 def test_compaction_reads_only_the_table_files_newer_than_its_oldest_delete(
