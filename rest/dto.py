@@ -14,10 +14,9 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Mapping
-from typing import Any, Final
+from collections.abc import Callable, Mapping
+from typing import Any, Final, TypeVar
 
-from connect_worker.api.errors import DataError
 from connect_worker.runtime.herder import ConnectorOffset, TargetState
 from rest.errors import RestError
 
@@ -38,6 +37,8 @@ NO_CONFIG: Final = "Connector configuration was not specified in request."
 NO_OFFSETS: Final = "Partitions / offsets need to be provided for an alter offsets request"
 NO_PARTITION: Final = "The partition for a source connector offset cannot be null or missing"
 NO_LEVEL: Final = "Desired 'level' parameter was not specified in request."
+
+T = TypeVar("T")
 
 # A reference chain as Jackson prints it: (owning Java type, property name) from the root down.
 Chain = tuple[tuple[str, str | int], ...]
@@ -72,45 +73,104 @@ _JACKSON_WORDS: Final = {
 
 def parse_json(raw: bytes) -> Any:
     """The body as JSON (numbers as JsonNumber), None for an empty body; RestError 500 when malformed."""
-    return parse_json_located(raw)[0]
+    return _parse(raw)[0]
 
 
-def parse_json_located(raw: bytes) -> tuple[Any, str]:
-    """:func:`parse_json`, with Jackson's location text for the end of the value (`line: L, column: C`)."""
+def bind(raw: bytes, binder: Callable[[Any], T]) -> T:
+    """The body parsed and bound by `binder`; a binding error gets Jackson's location in the body text."""
+    value, text, end = _parse(raw)
+    try:
+        return binder(value)
+    except BindingError as e:
+        raise e.located(text, end) from None
+
+
+def _parse(raw: bytes) -> tuple[Any, str, int]:
+    """(the JSON value, the body's text, where the value ends in it)."""
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as e:
         byte = raw[e.start]
         raise RestError(500, f"Invalid UTF-8 start byte 0x{byte:02x}\n at {_SOURCE}]") from None
-    start = len(text) - len(text.lstrip(" \t\r\n"))
+    start = _skip_space(text, 0)
     if start == len(text):
-        return None, ""
+        return None, text, start
     try:
         value, end = _DECODER.raw_decode(text, start)
     except json.JSONDecodeError as e:
         raise RestError(500, _jackson_parse_message(e)) from None
     except ValueError as e:
         raise RestError(500, f"{e}\n at {_SOURCE}]") from None
-    line = text.count("\n", 0, end) + 1
-    column = end - text.rfind("\n", 0, end)
-    return value, f"line: {line}, column: {column}"
+    return value, text, end
+
+
+def _skip_space(text: str, pos: int) -> int:
+    while pos < len(text) and text[pos] in " \t\r\n":
+        pos += 1
+    return pos
+
+
+def _location(text: str, pos: int) -> str:
+    """Jackson's `line: L, column: C` of a position in the body (both from 1)."""
+    return f"line: {text.count(chr(10), 0, pos) + 1}, column: {pos - text.rfind(chr(10), 0, pos)}"
+
+
+def _value_start(text: str, path: tuple[str | int, ...]) -> int:
+    """Where the value at `path` (member names and array indexes from the root) starts in the body text; the
+    body is known to be valid JSON holding that path. Of repeated member names the last counts (as bound)."""
+    pos = _skip_space(text, 0)
+    for step in path:
+        opening = text[pos]
+        pos = _skip_space(text, pos + 1)
+        found, index = pos, 0
+        while text[pos] not in "}]":
+            if opening == "{":
+                key, pos = _DECODER.raw_decode(text, pos)
+                pos = _skip_space(text, _skip_space(text, pos) + 1)  # past the ':'
+                if key == step:
+                    found = pos
+            elif index == step:
+                found = pos
+            _, pos = _DECODER.raw_decode(text, pos)
+            pos = _skip_space(text, pos)
+            if text[pos] == ",":
+                pos = _skip_space(text, pos + 1)
+            index += 1
+        pos = found
+    return pos
+
+
+class BindingError(RestError):
+    """Jackson's failure to bind the body to Connect's Java types (Connect answers 500). Jackson places it at
+    the start of the value that failed (`at_end`: at the end of the body, where a creator-bound object is
+    checked for unknown properties): :meth:`located` adds that location, which needs the body text."""
+
+    def __init__(self, head: str, chain: Chain = (), *, at_end: bool = False) -> None:
+        super().__init__(500, head + _chain_text(chain))
+        self.head = head
+        self.chain = chain
+        self.at_end = at_end
+
+    def located(self, text: str, end: int) -> RestError:
+        pos = end if self.at_end else _value_start(text, tuple(prop for _, prop in self.chain))
+        return RestError(500, f"{self.head}\n at {_SOURCE}; {_location(text, pos)}]{_chain_text(self.chain)}")
 
 
 #: CreateConnectorRequest's properties, as Jackson lists them when it meets another one.
 _CREATE_PROPERTIES: Final = ("config", "name", "initial_state")
 
 
-def _reject_unknown_fields(body: Mapping[str, Any], where: str) -> None:
+def _reject_unknown_fields(body: Mapping[str, Any]) -> None:
     """Jackson's UnrecognizedPropertyException for CreateConnectorRequest (Connect answers it with 500). The
     request is bound through its creator, so Jackson reports it at the end of the object."""
     for name in body:
         if name not in _CREATE_PROPERTIES:
             known = ", ".join(f'"{p}"' for p in _CREATE_PROPERTIES)
-            raise RestError(
-                500,
+            raise BindingError(
                 f'Unrecognized field "{name}" (class {CREATE_REQUEST}), not marked as ignorable '
-                f"({len(_CREATE_PROPERTIES)} known properties: {known})\n at {_SOURCE}; {where}]"
-                f"{_chain_text(((CREATE_REQUEST, name),))}",
+                f"({len(_CREATE_PROPERTIES)} known properties: {known})",
+                ((CREATE_REQUEST, name),),
+                at_end=True,
             )
 
 
@@ -148,13 +208,11 @@ def _chain_text(chain: Chain) -> str:
     return " (through reference chain: " + "->".join(links) + ")"
 
 
-def mismatch(java_type: str, value: Any, chain: Chain = ()) -> RestError:
+def mismatch(java_type: str, value: Any, chain: Chain = ()) -> BindingError:
     """Jackson's MismatchedInputException, as Connect answers it: 500."""
     word, token = _shape(value)
-    return RestError(
-        500,
-        f"Cannot deserialize value of type `{java_type}` from {word} value (token `JsonToken.{token}`)"
-        f"{_chain_text(chain)}",
+    return BindingError(
+        f"Cannot deserialize value of type `{java_type}` from {word} value (token `JsonToken.{token}`)", chain
     )
 
 
@@ -217,14 +275,13 @@ def java_trim(text: str) -> str:
     return text[start:end]
 
 
-def create_request(body: Any, where: str = "") -> CreateConnectorRequest:
-    """POST /connectors: {"name": …, "config": {…}, "initial_state": …}; another field fails as in Connect.
-    `where` is Jackson's location of the end of the body (parse_json_located)."""
+def create_request(body: Any) -> CreateConnectorRequest:
+    """POST /connectors: {"name": …, "config": {…}, "initial_state": …}; another field fails as in Connect."""
     if body is None:
         raise RestError(400, NO_CONFIG)
     if not isinstance(body, dict):
         raise mismatch(CREATE_REQUEST, body)
-    _reject_unknown_fields(body, where)
+    _reject_unknown_fields(body)
     name = string_value(body.get("name"), ((CREATE_REQUEST, "name"),))
     raw_config = body.get("config")
     config = None
@@ -236,10 +293,10 @@ def create_request(body: Any, where: str = "") -> CreateConnectorRequest:
         initial_state = _INITIAL_STATES.get(raw_state.upper())
         if initial_state is None:
             enum_name = INITIAL_STATE.replace("$", ".")
-            raise RestError(
-                500,
+            raise BindingError(
                 f"Cannot construct instance of `{INITIAL_STATE}`, problem: No enum constant "
-                f"{enum_name}.{raw_state.upper()}{_chain_text(((CREATE_REQUEST, 'initial_state'),))}",
+                f"{enum_name}.{raw_state.upper()}",
+                ((CREATE_REQUEST, "initial_state"),),
             )
     if config is None:
         raise RestError(400, NO_CONFIG)
@@ -279,17 +336,6 @@ def _offset_map(value: Any, chain: Chain) -> dict[str, Any] | None:
     return {k: _plain(v) for k, v in value.items()}
 
 
-def check_offset_values(data: Mapping[str, Any] | None) -> None:
-    """OffsetUtils.validateFormat: values must be primitives (nested maps and lists are a DataError)."""
-    if data is None:
-        return
-    for key, value in data.items():
-        if isinstance(value, dict):
-            raise DataError(f"Offsets may only contain primitive types as values, but field {key} contains MAP")
-        if isinstance(value, list):
-            raise DataError(f"Offsets may only contain primitive types as values, but field {key} contains ARRAY")
-
-
 def offsets_request(body: Any) -> list[ConnectorOffset]:
     """PATCH …/offsets: {"offsets": [{"partition": {…}, "offset": {…} | null}, …]}."""
     if body is None:
@@ -313,11 +359,9 @@ def offsets_request(body: Any) -> list[ConnectorOffset]:
         parsed.append((partition, offset))
     result: list[ConnectorOffset] = []
     for partition, offset in parsed:
-        if partition is None:
+        if partition is None:  # Connect 4.3.1 writes such an entry (key [name, null]); refused here
             raise RestError(400, NO_PARTITION)
-        check_offset_values(partition)
-        check_offset_values(offset)
-        result.append(ConnectorOffset(partition, offset))
+        result.append(ConnectorOffset(partition, offset))  # values are checked once the connector is STOPPED
     return result
 
 

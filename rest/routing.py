@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import re
 from collections.abc import Callable, Coroutine, Sequence
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 from urllib.parse import quote, unquote
 
 from starlette.requests import Request
@@ -22,11 +22,13 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from connect_worker.runtime.herder import NotLeaderError
-from rest.dto import parse_json
-from rest.errors import RestError, jaxrs_error, response_for, route_not_found
+from rest.dto import bind, parse_json
+from rest.errors import RestError, jaxrs_error, parameter_not_found, response_for
 from rest.forwarding import forward
 
 Handler = Callable[[Request], Coroutine[Any, Any, Response]]
+
+T = TypeVar("T")
 
 DEFAULT_REQUEST_TIMEOUT_S: Final = 90.0
 _JAVA_INT: Final = re.compile(r"[+-]?[0-9]+")
@@ -60,6 +62,12 @@ async def read_json(request: Request) -> Any:
     return parse_json(await request.body())
 
 
+async def read_bound(request: Request, binder: Callable[[Any], T]) -> T:
+    """The request body as JSON bound by `binder` (a rest.dto function); its binding errors come with
+    Jackson's location in the body (rest.dto.bind)."""
+    return bind(await request.body(), binder)
+
+
 def path_param(request: Request, name: str) -> str:
     """A path parameter, percent-decoded (UTF-8)."""
     return unquote(str(request.path_params[name]))
@@ -69,10 +77,10 @@ def task_param(request: Request, name: str = "task") -> int:
     """An Integer path parameter: anything Integer.valueOf rejects is Jersey's plain 404."""
     text = path_param(request, name)
     if not _JAVA_INT.fullmatch(text):
-        raise route_not_found()
+        raise parameter_not_found()
     value = int(text)
     if not _INT_MIN <= value <= _INT_MAX:
-        raise route_not_found()
+        raise parameter_not_found()
     return value
 
 

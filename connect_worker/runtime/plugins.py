@@ -96,11 +96,13 @@ class PluginRegistry:
             cls = self.find(kind, name)
             if cls is not None:
                 return cls
+        # PluginDesc.toString of Connect 4.3; these plugins are part of the worker, Connect's "classpath" ones
         available = ", ".join(
-            f"PluginDesc{{klass=class {full}, name='{full}', "
-            f"version='{getattr(c, 'plugin_version', 'undefined')}', typeName='{kind.value}'}}"
+            f"PluginDesc{{klass=class {full}, name='{full}', version='{version}', encodedVersion={version}, "
+            f"type={kind.value}, typeName='{kind.value}', location='classpath'}}"
             for kind in CONNECTOR_TYPES
             for full, c in sorted(self._by_kind[kind].items())
+            for version in (getattr(c, "plugin_version", "undefined"),)
         )
         raise ConfigError(
             "Failed to find any class that implements Connector and which name matches "

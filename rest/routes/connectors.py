@@ -18,7 +18,7 @@ from connect_worker.runtime.request_signature import RequestSignature
 from rest import dto
 from rest.errors import RestError
 from rest.responses import empty_response, json_response
-from rest.routing import PATH_SAFE, RouteTable, path_param, query_bool, read_json, task_param
+from rest.routing import PATH_SAFE, RouteTable, path_param, query_bool, read_bound, read_json, task_param
 
 
 class ConnectorsResource:
@@ -94,8 +94,7 @@ class ConnectorsResource:
         return json_response(out)
 
     async def create_connector(self, request: Request) -> Response:
-        body, where = dto.parse_json_located(await request.body())
-        req = dto.create_request(body, where)
+        req = await read_bound(request, dto.create_request)
         config = dto.put_connector_name(req.name, req.config)
         _created, info = await self.herder.put_connector_config(
             req.name, config, allow_replace=False, initial_state=req.initial_state
@@ -116,7 +115,7 @@ class ConnectorsResource:
 
     async def put_config(self, request: Request) -> Response:
         name = path_param(request, "connector")
-        config = dto.config_map(await read_json(request))
+        config = await read_bound(request, dto.config_map)
         if config is None:
             raise RestError(400, dto.NO_CONFIG)
         config = dto.put_connector_name(name, config)
@@ -127,7 +126,7 @@ class ConnectorsResource:
 
     async def patch_config(self, request: Request) -> Response:
         name = path_param(request, "connector")
-        patch = dto.config_patch(await read_json(request))
+        patch = await read_bound(request, dto.config_patch)
         if patch is None:
             raise RestError(400, dto.NO_CONFIG)
         info = await self.herder.patch_connector_config(name, patch)
@@ -205,7 +204,7 @@ class ConnectorsResource:
 
     async def alter_offsets(self, request: Request) -> Response:
         name = path_param(request, "connector")
-        offsets = dto.offsets_request(await read_json(request))
+        offsets = await read_bound(request, dto.offsets_request)
         message = await self.herder.alter_connector_offsets(name, offsets)
         return json_response({"message": message})
 

@@ -9,7 +9,7 @@ from starlette.routing import Route
 from connect_worker.runtime.herder import Herder
 from rest import dto
 from rest.responses import empty_response, json_response
-from rest.routing import RouteTable, path_param, read_json
+from rest.routing import RouteTable, path_param, read_bound
 
 
 class LoggingResource:
@@ -32,7 +32,7 @@ class LoggingResource:
 
     async def set_level(self, request: Request) -> Response:
         name = path_param(request, "logger")
-        level = dto.logger_level_request(await read_json(request))
+        level = await read_bound(request, dto.logger_level_request)
         scope = request.query_params.get("scope") or "worker"
         # A standalone worker applies the cluster scope locally, as Connect's StandaloneHerder does.
         changed = self.herder.set_logger_level(name, level)

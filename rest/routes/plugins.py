@@ -12,7 +12,7 @@ from connect_worker.runtime.herder import Herder, PluginDesc
 from rest import dto
 from rest.errors import RestError
 from rest.responses import json_response
-from rest.routing import RouteTable, path_param, query_bool, read_json
+from rest.routing import RouteTable, path_param, query_bool, read_bound
 
 # Connect lists sinks, then sources, transformations, predicates, converters, header converters;
 # within a type, by class name.
@@ -55,7 +55,7 @@ class ConnectorPluginsResource:
 
     async def validate(self, request: Request) -> Response:
         plugin = path_param(request, "plugin")
-        config = dto.config_map(await read_json(request))
+        config = await read_bound(request, dto.config_map)
         if config is None:
             raise RestError(400, dto.NO_CONFIG)
         included = config.get("connector.class")

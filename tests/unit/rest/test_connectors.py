@@ -411,7 +411,7 @@ async def test_task_status_and_restart(client: httpx.AsyncClient) -> None:
     assert error(missing) == (404, "Task fs-5 not found")
 
 
-async def test_non_integer_task_id_is_plain_404(client: httpx.AsyncClient) -> None:
+async def test_non_integer_task_id_is_a_json_404(client: httpx.AsyncClient) -> None:
     await create(client)
 
     for path in [
@@ -421,6 +421,7 @@ async def test_non_integer_task_id_is_plain_404(client: httpx.AsyncClient) -> No
     ]:
         response = await client.request("POST" if path.endswith("restart") else "GET", path)
         assert error(response) == (404, "HTTP 404 Not Found"), path
+        assert response.headers["content-type"] == "application/json", path  # a method was chosen (4.3.1)
 
 
 async def test_topics_and_reset(client: httpx.AsyncClient, rig: HerderRig) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 
 import httpx
 
@@ -20,15 +21,15 @@ async def test_unknown_route_is_404_without_content_type(client: httpx.AsyncClie
         assert "content-type" not in response.headers
 
 
-async def test_wrong_method_is_405(client: httpx.AsyncClient) -> None:
+async def test_wrong_method_is_405_without_content_type(client: httpx.AsyncClient) -> None:
     response = await client.delete("/connectors")
 
     assert error(response) == (405, "HTTP 405 Method Not Allowed")
-    assert response.headers["content-type"] == "application/json"
+    assert "content-type" not in response.headers  # as Connect 4.3.1 answers (test_rest_lifecycle)
     assert error(await client.get("/connectors/fs/pause")) == (405, "HTTP 405 Method Not Allowed")
 
 
-async def test_body_with_other_content_type_is_415(client: httpx.AsyncClient) -> None:
+async def test_body_with_other_content_type_is_415_without_content_type(client: httpx.AsyncClient) -> None:
     form = await client.post(
         "/connectors", content=b"name=fs", headers={"Content-Type": "application/x-www-form-urlencoded"}
     )
@@ -36,7 +37,7 @@ async def test_body_with_other_content_type_is_415(client: httpx.AsyncClient) ->
 
     assert error(form) == (415, "HTTP 415 Unsupported Media Type")
     assert error(put) == (415, "HTTP 415 Unsupported Media Type")
-    assert form.headers["content-type"] == "application/json"
+    assert "content-type" not in form.headers and "content-type" not in put.headers
 
 
 async def test_json_content_type_with_parameters_is_accepted(client: httpx.AsyncClient) -> None:
@@ -64,11 +65,15 @@ async def test_malformed_json_is_500_with_a_jackson_like_message(client: httpx.A
 
 
 async def test_nested_config_value_is_500(client: httpx.AsyncClient, rig: HerderRig) -> None:
-    response = await send(client, "POST", "/connectors", {"name": "fs", "config": {**FS_CONFIG, "a": {"b": 1}}})
+    body = {"name": "fs", "config": {**FS_CONFIG, "a": {"b": 1}}}
+    response = await send(client, "POST", "/connectors", body)
 
+    column = json.dumps(body).index('{"b"') + 1  # Jackson places it where the value starts
     assert error(response) == (
         500,
-        "Cannot deserialize value of type `java.lang.String` from Object value (token `JsonToken.START_OBJECT`)"
+        "Cannot deserialize value of type `java.lang.String` from Object value (token `JsonToken.START_OBJECT`)\n"
+        " at [Source: REDACTED (`StreamReadFeature.INCLUDE_SOURCE_IN_LOCATION` disabled);"
+        f" line: 1, column: {column}]"
         ' (through reference chain: org.apache.kafka.connect.runtime.rest.entities.CreateConnectorRequest["config"]'
         '->java.util.LinkedHashMap["a"])',
     )
