@@ -104,9 +104,12 @@ def java_string_hash(s: str) -> int:
 
 
 def java_hash(key: object) -> int:
-    """`hashCode()` of the Java object a Python value stands for (str, int as Long, bool, float as Double)."""
+    """`hashCode()` of the Java object a Python value stands for (str, int as Long, bool, float as Double, a
+    mapping as a java.util.Map: the sum of its entries' `key.hashCode() ^ value.hashCode()`)."""
     if key is None:
         return 0
+    if isinstance(key, Mapping):
+        return _int32(sum(java_hash(k) ^ java_hash(v) for k, v in key.items()) & 0xFFFFFFFF)
     if isinstance(key, str):
         return java_string_hash(key)
     if isinstance(key, bool):

@@ -21,11 +21,12 @@ import json
 import logging
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import quote
 
 from connect_worker.api import AlreadyExistsError, BadRequestError, ConnectError, NotFoundError
 from connect_worker.api.errors import ForbiddenError, UnavailableError
+from connect_worker.api.javacompat import java_hashmap_order
 from connect_worker.runtime.assignor import Configured, configured_from
 from connect_worker.runtime.connect_protocol import Assignment
 from connect_worker.runtime.connector_status import ConnectorRecord
@@ -58,6 +59,7 @@ from connect_worker.storage.offsets import OffsetStore
 from connect_worker.storage.status import StatusStore
 
 log = logging.getLogger(__name__)
+V = TypeVar("V", str, str | None)
 
 
 class DistributedHerder(StandaloneHerder, RebalanceListener):
@@ -145,8 +147,9 @@ class DistributedHerder(StandaloneHerder, RebalanceListener):
             for name in connectors:
                 self._assigned_connectors.discard(name)
                 await self._worker.stop_connector_instance(name)
-                if name not in self._store.snapshot.connectors:  # deleted: its statuses go
+                if name not in self._store.snapshot.connectors:  # deleted: its statuses and active topics go
                     self._statuses.remove_connector(name, self.worker_id)
+                    self._statuses.reset_topics(name)
             self._forget_idle()
 
     async def _stop_task(self, task: ConnectorTaskId) -> None:
@@ -186,6 +189,20 @@ class DistributedHerder(StandaloneHerder, RebalanceListener):
             for t in missing:
                 await self._start_assigned_task(t)
             self._started = True
+            if self.member.is_leader:
+                self._drop_removed_task_statuses()
+
+    def _drop_removed_task_statuses(self) -> None:
+        """The leader's clean-up after a rebalance (Connect's updateDeletedTaskStatus): the statuses of tasks the
+        config topic no longer holds (a stopped connector's, those a reconfiguration dropped) are removed, so
+        they are no longer found."""
+        configured = self._store.snapshot.tasks
+        for name, task in list(self._status_store.task_states):
+            if task >= len(configured.get(name, [])):
+                self._statuses.remove_task(name, task, self.worker_id)
+
+    async def _start_configured_tasks(self, c: ConnectorRecord) -> None:
+        """Tasks start where the assignment puts them, not with their connector."""
 
     def _record(self, name: str) -> ConnectorRecord:
         """The local record of a connector something of which runs here, its config as the topic has it now."""
@@ -414,7 +431,8 @@ class DistributedHerder(StandaloneHerder, RebalanceListener):
                     self._set_connector_state(c, State.STOPPED)
                 elif target is TargetState.STARTED and not self._worker.is_running(name):
                     await self._start_connector(name)
-                elif target is TargetState.PAUSED and c.state is State.RUNNING:
+                elif target is TargetState.PAUSED and c.state in (State.RUNNING, State.STOPPED):
+                    c.version = self._worker.connector_version(c.config) or c.version
                     self._set_connector_state(c, State.PAUSED)
                 elif target is TargetState.STARTED and c.state is State.PAUSED:
                     self._set_connector_state(c, State.RUNNING)
@@ -446,10 +464,16 @@ class DistributedHerder(StandaloneHerder, RebalanceListener):
         cfg = self._store.snapshot.connectors.get(name)
         if cfg is None:
             raise NotFoundError(message or f"Connector {name} not found")
-        return ConnectorRecord(name, dict(cfg))
+        return ConnectorRecord(name, self._as_read(cfg))
+
+    @staticmethod
+    def _as_read(config: Mapping[str, V]) -> dict[str, V]:
+        """A config as read back from the config topic: Connect's JsonConverter puts it into a java.util.HashMap
+        (so a distributed worker answers it in that map's order, measured in test_rest_lifecycle)."""
+        return java_hashmap_order(config)
 
     async def connectors(self) -> list[str]:
-        return sorted(self._store.snapshot.connectors)
+        return self._listed(self._store.snapshot.connectors)
 
     async def connector_status(self, name: str) -> ConnectorStateInfo:
         c = self._get(name, f"No status found for connector {name}")
@@ -469,7 +493,9 @@ class DistributedHerder(StandaloneHerder, RebalanceListener):
 
     async def task_status(self, name: str, task: int) -> TaskState:
         raw = self._status_store.task_states.get((name, task))
-        if raw is None:
+        # A task the config topic no longer holds (a stopped connector's) has no status, as the leader's clean-up
+        # after the rebalance will have it (_drop_removed_task_statuses); not found until then either.
+        if raw is None or task >= len(self._store.snapshot.tasks.get(name, [])):
             raise NotFoundError(f"No status found for task {name}-{task}")
         return TaskState(State(raw["state"]), raw.get("worker_id", ""), raw.get("trace"), raw.get("version"), id=task)
 
@@ -506,14 +532,16 @@ class DistributedHerder(StandaloneHerder, RebalanceListener):
             infos = await self.validate_connector_config(None, cfg)
             if infos.error_count:
                 raise BadRequestError(invalid_config_message(infos))
-            self._require_leader()  # validation may take long: still the leader?
+            await self._as_leader()  # validation may take long: still the leader (after a rebalance begun since)?
+            info = self._info(ConnectorRecord(name, cfg))  # its tasks as configured before (a new one has none)
             await self._store.put_connector_config(name, cfg, None if exists else initial_state)
-            return not exists, self._info(ConnectorRecord(name, cfg))
+            return not exists, info
 
     async def delete_connector(self, name: str) -> None:
         await self._as_leader()
         self._get(name)
         await self._store.remove_connector(name)
+        self._statuses.reset_topics(name)  # as the revocation that follows does (KIP-558), without waiting for it
         log.info("connector %s deleted", name)
 
     # pause and resume are written by the worker asked, as Connect's AbstractHerder does (no leader needed)
@@ -553,9 +581,11 @@ class DistributedHerder(StandaloneHerder, RebalanceListener):
         await self._settled()
         t = ConnectorTaskId(name, task)
         assignment = self.member.assignment
+        if name not in self._store.snapshot.connectors:
+            raise NotFoundError(f"Unknown connector: {name}")
+        if task >= len(self._store.snapshot.tasks.get(name, [])):
+            raise NotFoundError(f"Unknown task: {t}")
         if assignment is None or t not in assignment.tasks:  # (not what runs now: a restart may be under way)
-            if task >= len(self._store.snapshot.tasks.get(name, [])):
-                raise NotFoundError(f"Task {name}-{task} not found")
             owner = self._status_store.task_states.get((name, task), {}).get("worker_id")
             scheme = self._config.advertised_listener.scheme
             raise NotLeaderError(f"Task {t} is not assigned to this worker", f"{scheme}://{owner}" if owner else None)

@@ -7,9 +7,10 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Iterable, Mapping
+from typing import TypeVar
 
 from connect_worker.api import AlreadyExistsError, BadRequestError, ConflictError, NotFoundError, PluginType
-from connect_worker.api.javacompat import java_hashmap_order
+from connect_worker.api.javacompat import java_hash, java_hashmap_order
 from connect_worker.runtime.abstract_herder import AbstractHerder
 from connect_worker.runtime.background import BackgroundTasks
 from connect_worker.runtime.config_providers import ConfigTransformer
@@ -40,6 +41,7 @@ from connect_worker.runtime.validation import invalid_config_message
 from connect_worker.runtime.worker_config import WorkerConfig
 
 log = logging.getLogger(__name__)
+V = TypeVar("V", str, str | None)
 
 
 class _ConnectorCallbacks:
@@ -140,12 +142,22 @@ class StandaloneHerder(AbstractHerder):
     async def _start_connector(self, name: str) -> None:
         c = self._connectors[name]
         target = self._target(name)
-        if target is TargetState.STOPPED:
-            self._set_connector_state(c, State.STOPPED)
+        if target is not TargetState.STARTED:
+            # Connect creates a STOPPED or PAUSED connector without starting it, so it generates no task configs
+            # (a connector created PAUSED has no tasks until resumed); tasks configured before start paused.
+            c.version = self._worker.connector_version(c.config) or c.version
+            self._set_connector_state(c, State.STOPPED if target is TargetState.STOPPED else State.PAUSED)
+            if target is TargetState.PAUSED:
+                await self._start_configured_tasks(c)
             return
         if not await self._start_instance(c):
             return
         await self._generate_and_start_tasks(c)
+
+    async def _start_configured_tasks(self, c: ConnectorRecord) -> None:
+        """Start the tasks the config topic holds configs for (of a connector not started itself)."""
+        for i, props in enumerate(self._configs.snapshot.tasks.get(c.name, [])):
+            await self._start_task(c, i, props)
 
     async def _start_instance(self, c: ConnectorRecord) -> bool:
         """Start the connector instance (its tasks, if any, stay as they are); False when it failed."""
@@ -174,7 +186,9 @@ class StandaloneHerder(AbstractHerder):
         task_id = ConnectorTaskId(c.name, index)
         c.task_states[index] = (State.UNASSIGNED, None)
         try:
-            await self._worker.start_task(task_id, props, self, paused=self._target(c.name) is TargetState.PAUSED)
+            await self._worker.start_task(
+                task_id, props, self, paused=self._target(c.name) is TargetState.PAUSED, connector_config=c.config
+            )
         except Exception as e:  # noqa: BLE001
             log.error("task %s could not be created: %s", task_id, self._redact(str(e)))
             self._set_task_state(task_id, State.FAILED, self._trace(e))
@@ -206,7 +220,7 @@ class StandaloneHerder(AbstractHerder):
 
     # -- connectors --------------------------------------------------------------------------------------
     async def connectors(self) -> list[str]:
-        return sorted(self._connectors)
+        return self._listed(self._connectors)
 
     async def connector_info(self, name: str) -> ConnectorInfo:
         return self._info(self._get(name))
@@ -251,6 +265,7 @@ class StandaloneHerder(AbstractHerder):
     async def patch_connector_config(self, name: str, patch: Mapping[str, str | None]) -> ConnectorInfo:
         merged = {**self._get(name).config, **patch}
         current = {k: v for k, v in merged.items() if k not in patch or patch[k] is not None}  # null: removed
+        current = java_hashmap_order(current)  # Connect patches a copy in a java.util.HashMap, and keeps that
         _, info = await self.put_connector_config(name, current, allow_replace=True)
         return info
 
@@ -263,6 +278,7 @@ class StandaloneHerder(AbstractHerder):
             for i in c.task_states:
                 self._statuses.remove_task(name, i, self.worker_id)
             self._statuses.remove_connector(name, self.worker_id)
+            self._statuses.reset_topics(name)  # Connect forgets a deleted connector's active topics (KIP-558)
             log.info("connector %s deleted", name)
 
     async def restart_connector(
@@ -293,21 +309,22 @@ class StandaloneHerder(AbstractHerder):
     async def _restart_task(self, c: ConnectorRecord, index: int) -> None:
         await self._worker.stop_task(ConnectorTaskId(c.name, index))
         props = self._configs.snapshot.tasks.get(c.name, [])
-        if index < len(props) and self._worker.is_running(c.name):
+        if index < len(props) and self._target(c.name) is not TargetState.STOPPED:
             await self._start_task(c, index, props[index])
 
     async def restart_task(self, name: str, task: int) -> None:
         async with self._lock:
-            c = self._connectors.get(name)
-            if c is None or task not in c.task_states:
+            c = self._get(name)  # Connect's standalone herder: "Connector X not found", then "Task X-n not found"
+            if task not in c.task_states:
                 raise NotFoundError(f"Task {name}-{task} not found")
             await self._restart_task(c, task)
 
     async def pause_connector(self, name: str) -> None:
         async with self._lock:
             c = self._get(name, f"Unknown connector {name}")
-            if self._target(name) is TargetState.STOPPED:
+            if self._target(name) is TargetState.STOPPED:  # (it has no tasks: Connect's stop dropped their configs)
                 await self._configs.put_target_state(name, TargetState.PAUSED)
+                self._set_connector_state(c, State.PAUSED)
                 return
             await self._configs.put_target_state(name, TargetState.PAUSED)
             if c.state is State.RUNNING:
@@ -320,6 +337,7 @@ class StandaloneHerder(AbstractHerder):
             was = self._target(name)
             await self._configs.put_target_state(name, TargetState.STARTED)
             if was is TargetState.STOPPED or not self._worker.is_running(name):
+                await self._worker.stop_tasks(name)  # started paused from their stored configs: start again
                 c.task_states.clear()
                 await self._start_connector(name)
                 return
@@ -343,9 +361,15 @@ class StandaloneHerder(AbstractHerder):
         if self._target(name) is TargetState.STOPPED:
             return []
         return [
-            TaskInfo(ConnectorTaskId(name, i), dict(cfg))
+            TaskInfo(ConnectorTaskId(name, i), self._as_read(cfg))
             for i, cfg in enumerate(self._configs.snapshot.tasks.get(c.name, []))
         ]
+
+    @staticmethod
+    def _as_read(config: Mapping[str, V]) -> dict[str, V]:
+        """A config as this herder answers it once stored: in the order it was given (Connect's standalone
+        herder keeps the request's map)."""
+        return dict(config)
 
     async def task_status(self, name: str, task: int) -> TaskState:
         c = self._connectors.get(name)
@@ -354,13 +378,12 @@ class StandaloneHerder(AbstractHerder):
         return c.task_state(task, self.worker_id)
 
     async def connector_active_topics(self, name: str) -> list[str]:
-        self._get(name)
-        # Connect answers from a java.util.HashSet: list the topics in its iteration order
+        # Connect answers from the status store alone (a connector it does not know has no topics: 200, not 404),
+        # from a java.util.HashSet: the topics in its iteration order
         return list(java_hashmap_order(dict.fromkeys(sorted(self._statuses.topics.get(name, set())))))
 
     async def reset_connector_active_topics(self, name: str) -> None:
-        self._get(name)
-        self._statuses.reset_topics(name)
+        self._statuses.reset_topics(name)  # as Connect, for a connector it does not know too (202)
 
     # -- signals -------------------------------------------------------------------------------------
     async def submit_signal(self, name: str, signal_id: str, kind: str, data: str | None) -> None:
@@ -376,8 +399,12 @@ class StandaloneHerder(AbstractHerder):
     # -- offsets -------------------------------------------------------------------------------------
     async def connector_offsets(self, name: str) -> list[ConnectorOffset]:
         c = self._get(name)
-        offsets = await self._connector_offsets(c)
-        return [ConnectorOffset(s.partition, s.offset) for s in offsets.connector_offsets(name)]
+        stored = (await self._connector_offsets(c)).connector_offsets(name)
+        # Connect collects them in a `new HashMap<>(partitions.size())` keyed by partition: listed in its order
+        order = java_hashmap_order(
+            dict.fromkeys(range(len(stored))), hash_fn=lambda i: java_hash(stored[i].partition), capacity=len(stored)
+        )
+        return [ConnectorOffset(stored[i].partition, stored[i].offset) for i in order]
 
     async def _connector_offsets(self, c: ConnectorRecord) -> OffsetBackingStore:
         """The connector's offsets: its own offsets.storage.topic first, when it has one."""

@@ -171,13 +171,38 @@ async def test_initial_states(rig: HerderRig) -> None:
     await create(rig, "p", TargetState.PAUSED)
     await create(rig, "s", TargetState.STOPPED)
 
+    # As Connect 4.3.1 (test_rest_lifecycle): neither is started, so neither has generated task configs
     assert rig.configs.snapshot.target_state("p") is TargetState.PAUSED
-    assert await states(rig.herder, "p") == ("PAUSED", ["PAUSED", "PAUSED"])
-    assert all(t.paused for t in rig.worker.tasks("p").values())
+    assert await states(rig.herder, "p") == ("PAUSED", [])
+    assert rig.worker.tasks("p") == {} and "p" not in rig.configs.snapshot.tasks
     assert rig.configs.snapshot.target_state("s") is TargetState.STOPPED
     assert await states(rig.herder, "s") == ("STOPPED", [])
-    assert rig.worker.connector_starts == ["p"]
+    assert rig.worker.connector_starts == []
     assert (await rig.herder.connector_info("s")).tasks == ()
+    assert (await rig.herder.connector_status("p")).connector.version is not None  # the plugin's, as Connect
+
+    await rig.herder.resume_connector("p")  # started now: its tasks are generated and run
+    await rig.herder.pause_connector("s")  # a STOPPED connector paused is PAUSED, still without tasks
+
+    assert await states(rig.herder, "p") == ("RUNNING", ["RUNNING", "RUNNING"])
+    assert rig.worker.connector_starts == ["p"]
+    assert await states(rig.herder, "s") == ("PAUSED", [])
+
+
+async def test_a_paused_connector_restarted_keeps_its_configured_tasks_paused(rig: HerderRig) -> None:
+    await create(rig)
+    await rig.herder.pause_connector("c")
+
+    await rig.herder.restart_connector("c", include_tasks=False, only_failed=False)
+
+    assert await states(rig.herder) == ("PAUSED", ["PAUSED", "PAUSED"])
+    assert all(t.paused for t in rig.worker.tasks("c").values())
+    assert rig.worker.connector_starts == ["c"]  # not started again while paused
+
+    await rig.herder.resume_connector("c")
+
+    assert await states(rig.herder) == ("RUNNING", ["RUNNING", "RUNNING"])
+    assert rig.worker.connector_starts == ["c", "c"]
 
 
 async def test_pause_and_resume(rig: HerderRig) -> None:
@@ -224,14 +249,15 @@ async def test_stop_drops_the_tasks_and_resume_starts_again(rig: HerderRig) -> N
     assert len(rig.configs.snapshot.tasks["c"]) == 2
 
 
-async def test_pausing_a_stopped_connector_only_records_the_target_state(rig: HerderRig) -> None:
+async def test_pausing_a_stopped_connector_makes_it_paused_without_tasks(rig: HerderRig) -> None:
     await create(rig, initial_state=TargetState.STOPPED)
 
     await rig.herder.pause_connector("c")
 
+    # Connect 4.3.1 reports it PAUSED (its connector instance moves from STOPPED to PAUSED, not started)
     assert rig.configs.snapshot.target_state("c") is TargetState.PAUSED
     assert rig.worker.connector_starts == []
-    assert (await rig.herder.connector_status("c")).connector.state is State.STOPPED
+    assert await states(rig.herder) == ("PAUSED", [])
 
 
 async def test_target_states_are_resumed_by_a_restarted_worker(rig: HerderRig) -> None:
@@ -245,11 +271,11 @@ async def test_target_states_are_resumed_by_a_restarted_worker(rig: HerderRig) -
     again = herder_rig(REGISTRY, configs=rig.configs, offsets=rig.offsets)
     await again.herder.start()
     try:
-        assert await again.herder.connectors() == ["paused", "running", "stopped"]
+        assert await again.herder.connectors() == ["running", "paused", "stopped"]  # java.util.HashMap order
         assert await states(again.herder, "running") == ("RUNNING", ["RUNNING", "RUNNING"])
         assert await states(again.herder, "paused") == ("PAUSED", ["PAUSED", "PAUSED"])
         assert await states(again.herder, "stopped") == ("STOPPED", [])
-        assert sorted(again.worker.connector_starts) == ["paused", "running"]
+        assert again.worker.connector_starts == ["running"]  # a PAUSED connector is not started (as Connect)
     finally:
         await again.herder.stop()
 
