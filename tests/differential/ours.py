@@ -21,6 +21,8 @@ class OurWorker(ConnectDebezium):
     _proc: subprocess.Popen[bytes] | None = None
     #: another worker's offsets topic to share (the offsets hand-over test), instead of this worker's own
     offsets_from: str | None = None
+    #: `--distributed`: a one-worker Connect cluster, set up as devstack/debezium.sh sets up the Java one
+    distributed: bool = False
 
     def properties_lines(self) -> list[str]:
         """worker.properties for this worker: Connect-style internal topics named as ConnectDebezium's."""
@@ -37,6 +39,15 @@ class OurWorker(ConnectDebezium):
             f"offset.flush.interval.ms={self.flush_ms}",
             "key.converter=org.apache.kafka.connect.json.JsonConverter",
             "value.converter=org.apache.kafka.connect.json.JsonConverter",
+            *(
+                [
+                    "rest.advertised.host.name=127.0.0.1",
+                    f"rest.advertised.port={self.rest_port}",
+                    "scheduled.rebalance.max.delay.ms=0",
+                ]
+                if self.distributed
+                else []
+            ),
         ]
 
     def start(self) -> None:
@@ -46,7 +57,9 @@ class OurWorker(ConnectDebezium):
         props.write_text("\n".join(self.properties_lines()))
         log = self.log_file.open("ab")
         self._proc = subprocess.Popen(
-            [sys.executable, "-m", "connect_worker", str(props)], stdout=log, stderr=subprocess.STDOUT
+            [sys.executable, "-m", "connect_worker", *(["--distributed"] if self.distributed else []), str(props)],
+            stdout=log,
+            stderr=subprocess.STDOUT,
         )
         self.pid_file.write_text(str(self._proc.pid))
         self._started = True
