@@ -112,7 +112,9 @@ def _skip_space(text: str, pos: int) -> int:
 
 def _location(text: str, pos: int) -> str:
     """Jackson's `line: L, column: C` of a position in the body (both from 1)."""
-    return f"line: {text.count(chr(10), 0, pos) + 1}, column: {pos - text.rfind(chr(10), 0, pos)}"
+    line = text.count("\n", 0, pos) + 1
+    column = pos - text.rfind("\n", 0, pos)
+    return f"line: {line}, column: {column}"
 
 
 def _value_start(text: str, path: tuple[str | int, ...]) -> int:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 import re
 import struct
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from decimal import Decimal
 from fractions import Fraction
 from typing import Any, Final, TypeVar
@@ -205,6 +205,13 @@ def _java_scalar_text(value: Any) -> str:
     if value is True or value is False:
         return "true" if value else "false"
     return str(value)
+
+
+def java_added_order(names: Iterable[str]) -> list[str]:
+    """Names as a java.util.HashMap's keys or a HashSet iterate when they were put / added one at a time from
+    the default table (Connect's herders keep connector configs so; Collectors.toSet() collects so). The order
+    they were added in is not known here: sorted stands in for it (it decides only among names sharing a bucket)."""
+    return list(java_hashmap_order(dict.fromkeys(sorted(names))))
 
 
 def java_hashset_order(items: Sequence[K], *, hash_fn: Callable[[Any], int] = java_hash) -> list[K]:

@@ -6,10 +6,9 @@ from __future__ import annotations
 
 import hashlib
 import traceback
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 
 from connect_worker import __version__
-from connect_worker.api.javacompat import java_hashmap_order
 from connect_worker.runtime.config_providers import ConfigTransformer
 from connect_worker.runtime.config_validator import ConnectorConfigValidator
 from connect_worker.runtime.herder import ConfigInfos, ConfigKeyInfo, Herder, LoggerLevel, PluginDesc, ServerInfo
@@ -42,13 +41,6 @@ class AbstractHerder(Herder):
         self._validator = ConnectorConfigValidator(registry, config, transformer)
         self._started = False
         self._cluster_id: str | None = None
-
-    @staticmethod
-    def _listed(names: Iterable[str]) -> list[str]:
-        """Connector names as Connect lists them: its herders hold the configs in a java.util.HashMap, so the
-        names come in that map's order (of names sharing a bucket, the sorted order stands in for the order the
-        configs were read in)."""
-        return list(java_hashmap_order(dict.fromkeys(sorted(names))))
 
     def _trace(self, e: BaseException) -> str:
         """A failure's stack trace as a status shows it: with any secret the config providers gave redacted."""

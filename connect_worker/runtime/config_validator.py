@@ -18,13 +18,13 @@ from connect_worker.runtime.worker import present
 from connect_worker.runtime.worker_config import WorkerConfig
 
 
-def _bad_request(plugin: str | None, wrapped: str, message: str | None = None) -> Exception:
-    """A create or an update answers 400 with `message` (default: `wrapped`); the validate endpoint (`plugin`
-    given) runs the check where Connect wraps the BadRequestException around `wrapped`, so it answers 500
-    naming it (measured on Connect 4.3.1, tests/differential/test_rest_lifecycle.py)."""
+def _bad_request(plugin: str | None, message: str, *, cause: str = "") -> Exception:
+    """A create or an update answers 400 with `message`; the validate endpoint (`plugin` given) runs the check
+    where Connect wraps it (and its `cause`'s class name) into a BadRequestException, so it answers 500 naming
+    them (measured on Connect 4.3.1, tests/differential/test_rest_lifecycle.py)."""
     if plugin is not None:
-        return ConnectError(f"org.apache.kafka.connect.runtime.rest.errors.BadRequestException: {wrapped}")
-    return BadRequestError(wrapped if message is None else message)
+        return ConnectError(f"org.apache.kafka.connect.runtime.rest.errors.BadRequestException: {cause}{message}")
+    return BadRequestError(message)
 
 
 class ConnectorConfigValidator:
@@ -46,8 +46,8 @@ class ConnectorConfigValidator:
             raise _bad_request(plugin, f"Connector config {shown} contains no connector type")
         try:
             cls = self._registry.connector_class(class_value)
-        except ConfigError as e:  # (Connect's lookup throws a ConnectException, wrapped into the BadRequest)
-            raise _bad_request(plugin, f"org.apache.kafka.connect.errors.ConnectException: {e}", str(e)) from e
+        except ConfigError as e:  # Connect's lookup throws a ConnectException
+            raise _bad_request(plugin, str(e), cause="org.apache.kafka.connect.errors.ConnectException: ") from e
         # the REST layer checks that the path's {plugin} matches connector.class
         if not self._transformer:
             return await self._validate(cls, config, class_value)

@@ -26,7 +26,7 @@ from urllib.parse import quote
 
 from connect_worker.api import AlreadyExistsError, BadRequestError, ConnectError, NotFoundError
 from connect_worker.api.errors import ForbiddenError, UnavailableError
-from connect_worker.api.javacompat import java_hashmap_order
+from connect_worker.api.javacompat import java_added_order, java_hashmap_order
 from connect_worker.runtime.assignor import Configured, configured_from
 from connect_worker.runtime.connect_protocol import Assignment
 from connect_worker.runtime.connector_status import ConnectorRecord
@@ -473,7 +473,7 @@ class DistributedHerder(StandaloneHerder, RebalanceListener):
         return java_hashmap_order(config)
 
     async def connectors(self) -> list[str]:
-        return self._listed(self._store.snapshot.connectors)
+        return java_added_order(self._store.snapshot.connectors)
 
     async def connector_status(self, name: str) -> ConnectorStateInfo:
         c = self._get(name, f"No status found for connector {name}")

@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping
 from typing import TypeVar
 
 from connect_worker.api import AlreadyExistsError, BadRequestError, ConflictError, NotFoundError, PluginType
-from connect_worker.api.javacompat import java_hash, java_hashmap_order
+from connect_worker.api.javacompat import java_added_order, java_hash, java_hashmap_order
 from connect_worker.runtime.abstract_herder import AbstractHerder
 from connect_worker.runtime.background import BackgroundTasks
 from connect_worker.runtime.config_providers import ConfigTransformer
@@ -220,7 +220,7 @@ class StandaloneHerder(AbstractHerder):
 
     # -- connectors --------------------------------------------------------------------------------------
     async def connectors(self) -> list[str]:
-        return self._listed(self._connectors)
+        return java_added_order(self._connectors)  # Connect lists its config map's keys
 
     async def connector_info(self, name: str) -> ConnectorInfo:
         return self._info(self._get(name))
@@ -379,8 +379,8 @@ class StandaloneHerder(AbstractHerder):
 
     async def connector_active_topics(self, name: str) -> list[str]:
         # Connect answers from the status store alone (a connector it does not know has no topics: 200, not 404),
-        # from a java.util.HashSet: the topics in its iteration order
-        return list(java_hashmap_order(dict.fromkeys(sorted(self._statuses.topics.get(name, set())))))
+        # collected into a java.util.HashSet
+        return java_added_order(self._statuses.topics.get(name, set()))
 
     async def reset_connector_active_topics(self, name: str) -> None:
         self._statuses.reset_topics(name)  # as Connect, for a connector it does not know too (202)
