@@ -238,23 +238,21 @@ class DistributedHerder(StandaloneHerder, RebalanceListener):
 
     # -- the connector's tasks: generated where the connector runs, written by the leader -----------------
     async def _generate_and_start_tasks(self, c: ConnectorRecord) -> None:
-        self._publish(c.name, force=False)
+        self._publish(c.name)
 
     async def reconfigure_tasks(self, name: str) -> None:
         if self._worker.is_running(name):
-            self._publish(name, force=False)
+            self._publish(name)
 
-    def _publish(self, name: str, *, force: bool) -> None:
-        """Hand the connector's task configs to the leader: one hand-over per connector at a time, the newest
-        replacing one still retrying (so an older set never lands after a newer one). `force`: write them even
-        when they equal the stored ones (the connector's config changed: the tasks must restart with it, as
-        Connect rewrites them)."""
+    def _publish(self, name: str) -> None:
+        """Hand the connector's task configs to the leader when Connect's rule says they changed (their number or
+        content, or the connector's config since they were committed: the tasks restart with it): one hand-over
+        per connector at a time, the newest replacing one still retrying (so an older set never lands after a
+        newer one)."""
         previous = self._publishing.pop(name, None)
         if previous is not None:
             previous.cancel()
-        task = asyncio.get_running_loop().create_task(
-            self._publish_task_configs(name, force=force), name=f"task configs {name}"
-        )
+        task = asyncio.get_running_loop().create_task(self._publish_task_configs(name), name=f"task configs {name}")
         self._publishing[name] = task
 
         def done(t: asyncio.Task[None]) -> None:
@@ -265,7 +263,7 @@ class DistributedHerder(StandaloneHerder, RebalanceListener):
 
         task.add_done_callback(done)
 
-    async def _publish_task_configs(self, name: str, *, force: bool) -> None:
+    async def _publish_task_configs(self, name: str) -> None:
         """Generate the task configs and have the leader write them, until it is done (retrying without end, as
         Connect does, with the configs generated again each time), or the connector no longer runs here STARTED
         or PAUSED."""
@@ -286,7 +284,7 @@ class DistributedHerder(StandaloneHerder, RebalanceListener):
             except Exception as e:  # noqa: BLE001 - the connector's own failure
                 self._set_connector_state(c, State.FAILED, self._trace(e))
                 return
-            if not force and self._store.snapshot.tasks.get(name) == configs:
+            if not self._store.snapshot.task_configs_changed(name, configs):
                 return
             attempt += 1
             try:
@@ -403,8 +401,7 @@ class DistributedHerder(StandaloneHerder, RebalanceListener):
         async with self._lock:
             if name in self._assigned_connectors:
                 self._record(name)
-                await self._start_connector(name)
-                self._publish(name, force=True)  # its tasks restart with the new connector config, wherever they run
+                await self._start_connector(name)  # (tasks restart with the new config: _publish's rule)
                 log.info("connector %s restarted with its new config", name)
 
     async def _task_configs_changed(self, name: str) -> None:
@@ -426,16 +423,13 @@ class DistributedHerder(StandaloneHerder, RebalanceListener):
             if c is None:
                 return
             if name in self._assigned_connectors:
-                if target is TargetState.STOPPED:
-                    await self._worker.stop_connector_instance(name)
-                    self._set_connector_state(c, State.STOPPED)
-                elif target is TargetState.STARTED and not self._worker.is_running(name):
-                    await self._start_connector(name)
-                elif target is TargetState.PAUSED and c.state in (State.RUNNING, State.STOPPED):
-                    c.version = self._worker.connector_version(c.config) or c.version
-                    self._set_connector_state(c, State.PAUSED)
-                elif target is TargetState.STARTED and c.state is State.PAUSED:
-                    self._set_connector_state(c, State.RUNNING)
+                if target is TargetState.STARTED:
+                    if not self._worker.is_running(name):
+                        await self._start_connector(name)
+                elif target is TargetState.STOPPED or c.state in (State.RUNNING, State.STOPPED):
+                    # stopped, paused: Connect runs a connector only while STARTED (a FAILED one stays FAILED
+                    # when paused)
+                    await self._instance_to_target(c)
             if target is TargetState.PAUSED:
                 self._worker.pause_tasks(name)
             elif target is TargetState.STARTED:

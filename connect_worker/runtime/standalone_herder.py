@@ -145,12 +145,11 @@ class StandaloneHerder(AbstractHerder):
         if target is not TargetState.STARTED:
             # Connect creates a STOPPED or PAUSED connector without starting it, so it generates no task configs
             # (a connector created PAUSED has no tasks until resumed); tasks configured before start paused.
-            c.version = self._worker.connector_version(c.config) or c.version
-            self._set_connector_state(c, State.STOPPED if target is TargetState.STOPPED else State.PAUSED)
+            await self._instance_to_target(c)
             if target is TargetState.PAUSED:
                 await self._start_configured_tasks(c)
             return
-        if not await self._start_instance(c):
+        if not await self._instance_to_target(c):
             return
         await self._generate_and_start_tasks(c)
 
@@ -159,8 +158,16 @@ class StandaloneHerder(AbstractHerder):
         for i, props in enumerate(self._configs.snapshot.tasks.get(c.name, [])):
             await self._start_task(c, i, props)
 
-    async def _start_instance(self, c: ConnectorRecord) -> bool:
-        """Start the connector instance (its tasks, if any, stay as they are); False when it failed."""
+    async def _instance_to_target(self, c: ConnectorRecord) -> bool:
+        """Bring the connector instance to its target state, its tasks (if any) left as they are: started when
+        STARTED (True; False when it failed), else stopped if running, as Connect's WorkerConnector runs a
+        connector only while STARTED (a pause stops it, a restart while paused does not start it)."""
+        target = self._target(c.name)
+        if target is not TargetState.STARTED:
+            await self._worker.stop_connector_instance(c.name)
+            c.version = self._worker.connector_version(c.config) or c.version
+            self._set_connector_state(c, State.STOPPED if target is TargetState.STOPPED else State.PAUSED)
+            return False
         try:
             c.version = await self._worker.start_connector(c.name, c.config, _ConnectorCallbacks(self, c.name))
         except Exception as e:  # noqa: BLE001 - reported as the connector's FAILED status
@@ -168,13 +175,13 @@ class StandaloneHerder(AbstractHerder):
             log.error("connector %s failed to start: %s", c.name, self._redact(str(e)))
             self._set_connector_state(c, State.FAILED, self._trace(e))
             return False
-        self._set_connector_state(c, State.PAUSED if self._target(c.name) is TargetState.PAUSED else State.RUNNING)
+        self._set_connector_state(c, State.RUNNING)
         return True
 
     async def _generate_and_start_tasks(self, c: ConnectorRecord) -> None:
         try:
             full = self._worker.task_configs(c.name)
-            if self._configs.snapshot.tasks.get(c.name) != full:
+            if self._configs.snapshot.task_configs_changed(c.name, full):
                 await self._configs.put_task_configs(c.name, full)
         except Exception as e:  # noqa: BLE001
             self._set_connector_state(c, State.FAILED, self._trace(e))
@@ -301,7 +308,7 @@ class StandaloneHerder(AbstractHerder):
                 await self._start_connector(name)
             else:
                 if restart_conn:
-                    await self._start_instance(c)
+                    await self._instance_to_target(c)
                 for i in restart_tasks:
                     await self._restart_task(c, i)
             return plan
@@ -328,7 +335,7 @@ class StandaloneHerder(AbstractHerder):
                 return
             await self._configs.put_target_state(name, TargetState.PAUSED)
             if c.state is State.RUNNING:
-                self._set_connector_state(c, State.PAUSED)
+                await self._instance_to_target(c)  # stops it
             self._worker.pause_tasks(name)
 
     async def resume_connector(self, name: str) -> None:
@@ -336,14 +343,32 @@ class StandaloneHerder(AbstractHerder):
             c = self._get(name, f"Unknown connector {name}")
             was = self._target(name)
             await self._configs.put_target_state(name, TargetState.STARTED)
-            if was is TargetState.STOPPED or not self._worker.is_running(name):
-                await self._worker.stop_tasks(name)  # started paused from their stored configs: start again
+            if was is TargetState.STOPPED or c.state is State.FAILED:
+                await self._worker.stop_tasks(name)
                 c.task_states.clear()
                 await self._start_connector(name)
                 return
-            if c.state is State.PAUSED:
-                self._set_connector_state(c, State.RUNNING)
+            if not self._worker.is_running(name) and not await self._instance_to_target(c):
+                return
             self._worker.resume_tasks(name)
+            await self._update_tasks(c)
+
+    async def _update_tasks(self, c: ConnectorRecord) -> None:
+        """Connect's updateConnectorTasks after a resume: the tasks go on as they are unless the configs the
+        connector generates now changed (a config changed while paused: the paused connector generated none);
+        then they are written and the tasks start again with them."""
+        try:
+            full = self._worker.task_configs(c.name)
+        except Exception as e:  # noqa: BLE001
+            self._set_connector_state(c, State.FAILED, self._trace(e))
+            return
+        if not self._configs.snapshot.task_configs_changed(c.name, full):
+            return
+        await self._worker.stop_tasks(c.name)
+        c.task_states.clear()
+        await self._configs.put_task_configs(c.name, full)
+        for i, props in enumerate(full):
+            await self._start_task(c, i, props)
 
     async def stop_connector(self, name: str) -> None:
         async with self._lock:

@@ -44,10 +44,21 @@ class ConfigSnapshot:
     tasks: dict[str, list[dict[str, str]]] = dataclasses.field(default_factory=dict)
     target_states: dict[str, TargetState] = dataclasses.field(default_factory=dict)
     session_key: Any = None  # the `session-key` record's value (distributed, sessioned protocol)
+    #: the connector config in force when the connector's task configs were last committed (Connect's
+    #: appliedConnectorConfig): tasks restart with a changed connector config even if they generate the same
+    applied: dict[str, dict[str, str | None]] = dataclasses.field(default_factory=dict)
     _pending_tasks: dict[str, dict[int, dict[str, str]]] = dataclasses.field(default_factory=dict)
 
     def target_state(self, name: str) -> TargetState:
         return self.target_states.get(name, TargetState.STARTED)
+
+    def task_configs_changed(self, name: str, configs: Sequence[Mapping[str, str]]) -> bool:
+        """Connect's rule (AbstractHerder.taskConfigsChanged) for writing a connector's newly generated task
+        configs: their number or one of them differs from the stored ones, or the connector's config changed since
+        those were committed."""
+        if [dict(c) for c in configs] != self.tasks.get(name, []):
+            return True
+        return self.applied.get(name) != self.connectors.get(name)
 
     def apply(self, key: str, value: Any) -> None:
         if key.startswith("connector-"):
@@ -55,6 +66,7 @@ class ConfigSnapshot:
             if value is None:
                 self.connectors.pop(name, None)
                 self.tasks.pop(name, None)
+                self.applied.pop(name, None)
                 self._pending_tasks.pop(name, None)
             else:
                 self.connectors[name] = _properties(value)
@@ -68,6 +80,8 @@ class ConfigSnapshot:
             pending = self._pending_tasks.pop(name, {})
             if all(i in pending for i in range(count)):
                 self.tasks[name] = [pending[i] for i in range(count)]
+                if name in self.connectors:
+                    self.applied[name] = dict(self.connectors[name])
             else:
                 log.warning("config topic: commit of %d tasks for %s without all task configs; ignored", count, name)
         elif key.startswith("target-state-"):

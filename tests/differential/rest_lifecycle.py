@@ -82,16 +82,18 @@ class _Session:
             time.sleep(0.25)
         self.steps.append(Step(label, 200, "application/json", last))
 
-    def tasks_configured_with(self, key: str, timeout: float = 60.0) -> None:
-        """Wait until the connector's task configs hold `key` (a config change reached its tasks): a status is
-        RUNNING before and after such a restart, so it cannot tell. Records nothing."""
+    def tasks_configured_with(self, key: str, value: str | None = None, timeout: float = 60.0) -> None:
+        """Wait until the connector's task configs hold `key` (with `value` if given): a config change reached its
+        tasks (a status is RUNNING before and after such a restart, so it cannot tell). Records nothing."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             a = self.worker.get(f"/connectors/{NAME}/tasks")
-            if a.status == 200 and a.json() and all(key in t["config"] for t in a.json()):
-                return
+            if a.status == 200 and a.json():
+                held = [t["config"].get(key) for t in a.json()]
+                if all(h is not None and (value is None or h == value) for h in held):
+                    return
             time.sleep(0.25)
-        raise TimeoutError(f"the task configs of {NAME} never held {key}")
+        raise TimeoutError(f"the task configs of {NAME} never held {key}={value}")
 
     def offsets_committed(self, timeout: float = 60.0) -> None:
         """Wait until the connector has committed an offset (its snapshot is done and flushed), so that what
@@ -197,6 +199,16 @@ def _script(s: _Session, token: str, cfg: dict[str, str]) -> None:
     s.settled("status after pause", "PAUSED", 1)
     s.call("pause again", "PUT", f"/connectors/{n}/pause")
     s.call("tasks paused", "GET", f"/connectors/{n}/tasks")
+    # a config changed while paused: the connector is not running, so its tasks keep their configs until resumed
+    s.call("patch config while paused", "PATCH", f"/connectors/{n}/config", {"heartbeat.interval.ms": "2000"})
+    s.settled("status after patch while paused", "PAUSED", 1)
+    s.call("tasks after patch while paused", "GET", f"/connectors/{n}/tasks")
+    s.call("resume after patch while paused", "PUT", f"/connectors/{n}/resume")
+    s.tasks_configured_with("heartbeat.interval.ms", "2000")
+    s.settled("status after resume after patch", "RUNNING", 1)
+    s.call("tasks after resume after patch", "GET", f"/connectors/{n}/tasks")
+    s.call("pause after resume", "PUT", f"/connectors/{n}/pause")
+    s.settled("status after pause after resume", "PAUSED", 1)
     s.call("restart task 0 while paused", "POST", f"/connectors/{n}/tasks/0/restart")
     s.settled("status after task restart while paused", "PAUSED", 1)
     s.call("restart plan while paused", "POST", f"/connectors/{n}/restart?includeTasks=true")

@@ -207,6 +207,7 @@ async def test_a_paused_connector_restarted_keeps_its_configured_tasks_paused(ri
 
 async def test_pause_and_resume(rig: HerderRig) -> None:
     await create(rig)
+    tasks = dict(rig.worker.tasks("c"))
 
     await rig.herder.pause_connector("c")
 
@@ -214,17 +215,45 @@ async def test_pause_and_resume(rig: HerderRig) -> None:
     assert rig.configs.records[-1] == ("target-state-c", {"state": "PAUSED", "state.v2": "PAUSED"})
     assert await states(rig.herder) == ("PAUSED", ["PAUSED", "PAUSED"])
     assert rig.statuses.connectors["c"].state == "PAUSED" and rig.statuses.tasks["c", 1].state == "PAUSED"
+    assert not rig.worker.is_running("c")  # Connect stops a paused connector (its tasks stay, paused)
+    commits = [k for k, _ in rig.configs.records].count("commit-c")
 
     await rig.herder.resume_connector("c")
 
     assert rig.configs.snapshot.target_state("c") is TargetState.STARTED
     assert await states(rig.herder) == ("RUNNING", ["RUNNING", "RUNNING"])
     assert rig.statuses.connectors["c"].state == "RUNNING" and rig.statuses.tasks["c", 1].state == "RUNNING"
-    assert rig.worker.connector_starts == ["c"]  # neither restarted the connector
+    assert rig.worker.connector_starts == ["c", "c"]  # started again by the resume
+    assert rig.worker.tasks("c") == tasks  # the same tasks resumed: their configs did not change
+    assert [k for k, _ in rig.configs.records].count("commit-c") == commits
     with pytest.raises(NotFoundError, match="Unknown connector x"):
         await rig.herder.pause_connector("x")
     with pytest.raises(NotFoundError, match="Unknown connector x"):
         await rig.herder.resume_connector("x")
+
+
+async def test_a_config_changed_while_paused_reaches_the_tasks_when_resumed(rig: HerderRig) -> None:
+    """Connect writes no task configs for a paused connector (it is not running); the resume writes them, also
+    when only the connector's config changed (appliedConnectorConfig), and the tasks start again with them."""
+    await create(rig)
+    await rig.herder.pause_connector("c")
+    before = [dict(t) for t in rig.configs.snapshot.tasks["c"]]
+
+    await rig.herder.patch_connector_config("c", {"topic": "elsewhere"})
+
+    assert rig.configs.snapshot.tasks["c"] == before and not rig.worker.is_running("c")
+    assert await states(rig.herder) == ("PAUSED", ["PAUSED", "PAUSED"])
+    await rig.herder.resume_connector("c")
+    assert [t["topic"] for t in rig.configs.snapshot.tasks["c"]] == ["elsewhere", "elsewhere"]
+    assert await states(rig.herder) == ("RUNNING", ["RUNNING", "RUNNING"])
+
+    # a change the task configs do not show: written again all the same, once
+    await rig.herder.pause_connector("c")
+    await rig.herder.patch_connector_config("c", {"something.else": "1"})
+    commits = [k for k, _ in rig.configs.records].count("commit-c")
+    await rig.herder.resume_connector("c")
+    await rig.herder.resume_connector("c")
+    assert [k for k, _ in rig.configs.records].count("commit-c") == commits + 1
 
 
 async def test_stop_drops_the_tasks_and_resume_starts_again(rig: HerderRig) -> None:
