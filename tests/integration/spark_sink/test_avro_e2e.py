@@ -1,9 +1,10 @@
 """Avro end to end through the Spark job: real PostgreSQL 15 → this worker with two connectors on one table (every
 type of tests/integration/postgres/test_type_mapping.py, edge values included, plus out-of-line TOAST text and
 bytea) — one with JsonConverter, one with io.confluent.connect.avro.AvroConverter for keys and values (schemas in
-the real registry, Apicurio 3.3.3's Confluent API) — then the Spark job once over each topic. After a snapshot,
-inserts, updates (some leaving TOAST values unchanged) and deletes, the two Delta tables must be equal: the same
-Spark schema and the same rows. The Avro run reads each writer schema from the registry once."""
+the real registry, Apicurio 3.3.3's Confluent API) — then the Spark job once over each topic, into Delta and into
+Iceberg. After a snapshot, inserts, updates (some leaving TOAST values unchanged) and deletes, the JSON and the Avro
+table of each format must be equal (the same Spark schema and the same rows), and the Iceberg tables hold the Delta
+tables' rows. The Avro run reads each writer schema from the registry once."""
 
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ from spark_sink.delta.order import EPOCH, POS, SEQ
 from spark_sink.delta.tables import OP, SOURCE_TS
 from tests.integration.postgres.test_connector_e2e import connector_config
 from tests.integration.postgres.test_type_mapping import COLUMNS
-from tests.integration.spark_sink.support import run_job
+from tests.integration.spark_sink.support import deleted_column, format_settings, run_job, table_frame
 from tests.worker_support import create_json_and_avro_twins, running_worker, wait_for
 
 pytestmark = [pytest.mark.integration, pytest.mark.spark]
@@ -88,12 +89,12 @@ def _comparable(value: Any) -> Any:
     return value
 
 
-def _table(spark: Any, path: Path) -> tuple[Any, list[dict[str, Any]]]:
+def _table(spark: Any, config: Any) -> tuple[Any, list[dict[str, Any]]]:
     """The table's schema and rows. Columns holding timestamps are compared as Spark prints them (UTC): pyspark
     turns an instant into a local-time datetime, which fails for 0001-01-01 (PostgreSQL's BC values clamp there)."""
     from pyspark.sql import functions as F
 
-    df = spark.read.format("delta").load(str(path))
+    df = table_frame(spark, config, "types")
     columns = [
         F.col(f.name).cast("string").alias(f.name) if "timestamp" in f.dataType.simpleString() else F.col(f.name)
         for f in df.schema.fields
@@ -106,7 +107,7 @@ def _table(spark: Any, path: Path) -> tuple[Any, list[dict[str, Any]]]:
     return df.schema, rows
 
 
-async def test_avro_and_json_topics_make_the_same_delta_table(
+async def test_avro_and_json_topics_make_the_same_table_in_delta_and_in_iceberg(
     spark: Any,
     tmp_path: Path,
     worker_props: dict[str, str],
@@ -158,35 +159,47 @@ async def test_avro_and_json_topics_make_the_same_delta_table(
 
     tables = {}
     processors = {}
-    for fmt, topic in topics.items():
-        sink = SinkConfig(
-            bootstrap_servers=kafka_bootstrap,
-            topics=(topic,),
-            format=fmt,
-            schema_registry_url=registry_url if fmt == "avro" else None,
-            warehouse=str(tmp_path / fmt),
-            checkpoint=str(tmp_path / f"{fmt}_checkpoint"),
-            table_name_template="{table}",
-            query_name=f"avro_e2e_{fmt}_{schema}",
-            fail_fast=True,
-        )
-        processors[fmt] = await asyncio.to_thread(run_job, spark, sink)
-        tables[fmt] = _table(spark, tmp_path / fmt / "types")
+    deleted = {}
+    for table_format in ("delta", "iceberg"):
+        for fmt, topic in topics.items():
+            run = f"{table_format}_{fmt}"
+            sink = SinkConfig(
+                bootstrap_servers=kafka_bootstrap,
+                topics=(topic,),
+                format=fmt,
+                schema_registry_url=registry_url if fmt == "avro" else None,
+                warehouse=str(tmp_path / run),
+                checkpoint=str(tmp_path / f"{run}_checkpoint"),
+                table_name_template="{table}",
+                query_name=f"avro_e2e_{run}_{schema}",
+                fail_fast=True,
+                **format_settings(table_format, f"{run}_{schema}"),
+            )
+            processors[run] = await asyncio.to_thread(run_job, spark, sink)
+            tables[run] = _table(spark, sink)
+            deleted[table_format] = deleted_column(sink)
 
-    json_schema, json_rows = tables["json"]
-    avro_schema, avro_rows = tables["avro"]
-    assert avro_schema == json_schema
-    assert [r["id"] for r in avro_rows] == [r["id"] for r in json_rows] == source_ids
-    for j, a in zip(json_rows, avro_rows, strict=True):
-        assert a == j, f"row {j['id']} differs: " + ", ".join(k for k in j if a.get(k) != j[k])
-    by_id = {r["id"]: r for r in avro_rows}
-    assert by_id[11]["c_text"] == "changed" and by_id[11]["c_big"] == _big(11)  # the TOAST value kept
-    assert bytes(by_id[11]["c_big_bin"]) == _big(11).encode() and bytes(by_id[2]["c_big_bin"]) == b"\x00\xff"
-    assert by_id[1]["c_float8"] == "NaN" and by_id[1]["c_num_p"] is None and bytes(by_id[1]["c_bytea"]) == b"\xde\xad"
-    assert by_id[1]["c_num"] == Decimal("1.50")  # the column default, not NULL: Connect's replace.null.with.default
-    for fmt, processor in processors.items():
-        assert sum(m.dead_letters for m in processor.history) == 0, fmt
-        assert sum(m.records for m in processor.history) == expected, fmt
+    for table_format in ("delta", "iceberg"):
+        json_schema, json_rows = tables[f"{table_format}_json"]
+        avro_schema, avro_rows = tables[f"{table_format}_avro"]
+        assert avro_schema == json_schema, table_format
+        assert [r["id"] for r in avro_rows] == [r["id"] for r in json_rows] == source_ids, table_format
+        for j, a in zip(json_rows, avro_rows, strict=True):
+            assert a == j, f"{table_format}: row {j['id']} differs: " + ", ".join(k for k in j if a.get(k) != j[k])
+        by_id = {r["id"]: r for r in avro_rows}
+        assert by_id[11]["c_text"] == "changed" and by_id[11]["c_big"] == _big(11)  # the TOAST value kept
+        assert bytes(by_id[11]["c_big_bin"]) == _big(11).encode() and bytes(by_id[2]["c_big_bin"]) == b"\x00\xff"
+        assert by_id[1]["c_float8"] == "NaN" and by_id[1]["c_num_p"] is None
+        assert bytes(by_id[1]["c_bytea"]) == b"\xde\xad"
+        assert by_id[1]["c_num"] == Decimal("1.50")  # the column default, not NULL: Connect's replace.null.with.default
+    # the same rows in both formats (Iceberg names the soft-delete flag otherwise: it reserves `_deleted`)
+    renamed = {deleted["iceberg"]: deleted["delta"]}
+    for d, i in zip(tables["delta_avro"][1], tables["iceberg_avro"][1], strict=True):
+        i = {renamed.get(k, k): v for k, v in i.items()}
+        assert i == d, f"row {d['id']} differs in Iceberg: " + ", ".join(k for k in d if i.get(k) != d[k])
+    for run, processor in processors.items():
+        assert sum(m.dead_letters for m in processor.history) == 0, run
+        assert sum(m.records for m in processor.history) == expected, run
     # the executors decode (spark_sink/stage), each Python worker with its own decoder and writer-schema cache
     # (tests/unit/spark_sink/test_avro_decoder.py); the driver holds no decoder
     print(

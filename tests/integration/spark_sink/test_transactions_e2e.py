@@ -1,6 +1,6 @@
 """Transaction-consistent mode end to end: real PostgreSQL 15 → this worker (transaction metadata on) → real Kafka →
 the Spark job as a spark-submit application in transaction-consistent mode, killed with SIGKILL twice while
-multi-table transactions stream, split over micro-batches.
+multi-table transactions stream, split over micro-batches; into Delta and into Iceberg (the `table_format` fixture).
 
 Every source transaction keeps three invariants across its tables: the sum of the account balances never changes,
 every order has exactly its lines (count and amount total), no line lacks its order. A reader of any cut the job
@@ -22,7 +22,9 @@ from typing import Any
 import psycopg
 import pytest
 
+from tests.integration.spark_sink.support import format_settings, table_frame
 from tests.integration.spark_sink.test_postgres_e2e import (
+    commits,
     connector_config,
     delta_commits,
     drop_source,
@@ -122,8 +124,8 @@ async def poll(done: Callable[[], bool], timeout: float, every: float = 0.05) ->
         await asyncio.sleep(every)
 
 
-def newest_versions(spark: Any, warehouse: Path) -> dict[str, list[dict[str, Any]]]:
-    return {t: [r.asDict() for r in spark.read.format("delta").load(str(warehouse / t)).collect()] for t in TABLES}
+def newest_versions(spark: Any, config: Any) -> dict[str, list[dict[str, Any]]]:
+    return {t: [r.asDict() for r in table_frame(spark, config, t).collect()] for t in TABLES}
 
 
 def job_logs(folder: Path) -> str:
@@ -145,14 +147,30 @@ async def test_a_reader_of_published_cuts_never_sees_half_a_transaction(
     kafka_bootstrap: str,
     pg_dsn: str,
     unique_name: str,
+    table_format: str,
 ) -> None:
+    from spark_sink.config import SinkConfig
     from spark_sink.delta.published import cuts, latest, log_path
+    from spark_sink.table_format import for_config
 
     schema = unique_name
     topics = [f"{schema}.{schema}.{t}" for t in TABLES]
     tx_topic = f"{schema}.transaction"
     warehouse, checkpoint, query = tmp_path / "warehouse", tmp_path / "checkpoint", f"tx_{schema}"
     published = log_path(str(warehouse), query)
+    settings = format_settings(table_format, schema)
+    # the test's own reads: the job's tables in the job's catalog (for Iceberg, the same Hadoop catalog on the
+    # warehouse, defined in this session too, so the cuts' table names resolve here)
+    config = SinkConfig(
+        bootstrap_servers=kafka_bootstrap,
+        topics=tuple(topics),
+        warehouse=str(warehouse),
+        checkpoint=str(checkpoint),
+        table_name_template="{table}",
+        query_name=query,
+        **settings,
+    )
+    for_config(config).prepare_session(spark)
     await execute(
         pg_dsn,
         f"CREATE SCHEMA {schema}",
@@ -166,6 +184,7 @@ async def test_a_reader_of_published_cuts_never_sees_half_a_transaction(
         *("--warehouse", str(warehouse), "--checkpoint", str(checkpoint), "--query-name", query),
         *("--table-name-template", "{table}", "--trigger", "processing-time=1 second"),
         *("--transaction-consistent", "--transaction-topic", tx_topic, "--max-offsets-per-trigger", "120"),
+        *(f"--{k.replace('_', '-')}={v}" for k, v in settings.items()),
     ]
     jobs: list[subprocess.Popen[bytes]] = []
 
@@ -174,9 +193,9 @@ async def test_a_reader_of_published_cuts_never_sees_half_a_transaction(
         job.wait(30)
 
     try:
-        config = {**connector_config(schema), "provide.transaction.metadata": "true"}
+        connector = {**connector_config(schema), "provide.transaction.metadata": "true"}
         async with running_worker(worker_props) as (_worker, client):
-            r = await client.post("/connectors", json={"name": "pg", "config": config})
+            r = await client.post("/connectors", json={"name": "pg", "config": connector})
             assert r.status_code == 201, r.text
 
             async def written(topic: str, n: int) -> bool:
@@ -204,19 +223,19 @@ async def test_a_reader_of_published_cuts_never_sees_half_a_transaction(
 
                 await poll(published_one, 180)  # a batch published its cut
                 cut_commits = delta_commits(Path(published))
-                at_cut = {t: delta_commits(warehouse / t) for t in TABLES}
+                at_cut = {t: commits(table_format, warehouse, t) for t in TABLES}
 
                 def next_batch_writes(at_cut: dict[str, int] = at_cut) -> bool:
-                    return any(delta_commits(warehouse / t) > n for t, n in at_cut.items())
+                    return any(commits(table_format, warehouse, t) > n for t, n in at_cut.items())
 
                 # the next batch has written one of its tables: kill the job before it writes the others
                 await poll(next_batch_writes, 120)
                 kill(jobs[-1])
                 if delta_commits(Path(published)) == cut_commits:
-                    mid_batch_kill = {t: delta_commits(warehouse / t) - n for t, n in at_cut.items()}
+                    mid_batch_kill = {t: commits(table_format, warehouse, t) - n for t, n in at_cut.items()}
                     break
             assert mid_batch_kill is not None, "no kill landed between a batch's table writes and its cut"
-            newest = await asyncio.to_thread(lambda: newest_versions(spark, warehouse))
+            newest = await asyncio.to_thread(lambda: newest_versions(spark, config))
             await load
             expected = await source_tables(pg_dsn, schema)
             jobs.append(submit(spark_jars, args, tmp_path / "job_last.log"))
