@@ -111,9 +111,10 @@ def _skip_space(text: str, pos: int) -> int:
 
 
 def _location(text: str, pos: int) -> str:
-    """Jackson's `line: L, column: C` of a position in the body (both from 1)."""
+    """Jackson's `line: L, column: C` of a position in the body (both from 1). Jersey hands Jackson the body as
+    bytes: its column counts UTF-8 bytes from the line's start, not characters (measured against Connect 4.3.1)."""
     line = text.count("\n", 0, pos) + 1
-    column = pos - text.rfind("\n", 0, pos)
+    column = len(text[text.rfind("\n", 0, pos) + 1 : pos].encode("utf-8", "surrogatepass")) + 1
     return f"line: {line}, column: {column}"
 
 

@@ -128,6 +128,9 @@ def _script(s: _Session, token: str, cfg: dict[str, str]) -> None:
     s.call("create: array config", "POST", "/connectors", {"name": n, "config": [1]})
     s.call("create: unknown field", "POST", "/connectors", {"name": n, "config": cfg, "extra": 1})
     s.raw("create: malformed json", "POST", "/connectors", b"{not json", "application/json")
+    # where Jackson places a binding error after non-ASCII text (bytes or characters), and a multi-line body's
+    non_ascii = '{"name": "caf\u00e9 \u20ac \U0001f600",\n "config": {"z\u00fc": "\u00e9", "x": {"a": 1}}}'
+    s.raw("create: object value after non-ASCII", "POST", "/connectors", non_ascii.encode(), "application/json")
     s.raw("create: empty body", "POST", "/connectors", b"", "application/json")
     s.raw("create: text/plain", "POST", "/connectors", b'{"name":"x","config":{}}', "text/plain")
     # -- a connector the worker does not know -----------------------------------------------------------------------

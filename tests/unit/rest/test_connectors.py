@@ -102,6 +102,16 @@ async def test_create_with_an_unknown_field_is_500_like_jackson(client: httpx.As
     assert rig.configs.records == []
 
 
+async def test_a_binding_error_column_counts_utf8_bytes_like_jackson(client: httpx.AsyncClient) -> None:
+    """Measured against real Kafka Connect 4.3.1 (tests/differential/rest_lifecycle.py): Jackson reads the body
+    as bytes, so after `zü` and `é` on the line the object value of "x" is at column 31, not 29."""
+    text = '{"name": "caf\u00e9 \u20ac \U0001f600",\n "config": {"z\u00fc": "\u00e9", "x": {"a": 1}}}'
+    response = await client.post("/connectors", content=text.encode(), headers={"Content-Type": "application/json"})
+
+    status, message = error(response)
+    assert status == 500 and "; line: 2, column: 31] (through reference chain:" in message, message
+
+
 async def test_create_existing_name_is_409(client: httpx.AsyncClient) -> None:
     await create(client)
     response = await send(client, "POST", "/connectors", {"name": "fs", "config": FS_CONFIG})
