@@ -24,6 +24,7 @@ from rest.routes.metrics import MetricsResource
 from rest.routes.plugins import ConnectorPluginsResource
 from rest.routes.root import RootResource
 from rest.routing import DEFAULT_REQUEST_TIMEOUT_S, EncodedPathMiddleware
+from rest.uri_compliance import UriComplianceMiddleware
 
 
 def create_app(
@@ -78,7 +79,7 @@ def create_admin_app(
 def _app(routes: Sequence[BaseRoute], middleware: Sequence[Middleware]) -> Starlette:
     app = FastAPI(
         routes=list(routes),
-        middleware=[*middleware, Middleware(EncodedPathMiddleware)],
+        middleware=[Middleware(UriComplianceMiddleware), *middleware, Middleware(EncodedPathMiddleware)],
         exception_handlers={HTTPException: handle_http_exception},
         docs_url=None,
         redoc_url=None,

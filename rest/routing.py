@@ -1,7 +1,8 @@
 """Jersey's request semantics on top of Starlette's router.
 
-* Paths are matched percent-encoded and path parameters decoded afterwards, as JAX-RS does, so a connector
-  named `a/b` is addressed as `/connectors/a%2Fb`; one trailing slash is ignored.
+* Paths are matched percent-encoded and path parameters decoded afterwards, as JAX-RS does; one trailing slash
+  is ignored, and so are a segment's `;parameters` (matrix parameters). Jetty refuses an encoded `/` and other
+  ambiguous paths before that (rest.uri_compliance), so a connector named `a/b` cannot be addressed.
 * Resources that declare `@Consumes(application/json)` answer 415 to any other request Content-Type, and
   every resource answers 406 when the Accept header rules JSON out (`@Produces(application/json)`).
 * Every endpoint's errors go through the one mapping in rest.errors; a request the Herder does not answer
@@ -25,6 +26,7 @@ from connect_worker.runtime.herder import NotLeaderError
 from rest.dto import bind, parse_json
 from rest.errors import RestError, jaxrs_error, parameter_not_found, response_for
 from rest.forwarding import forward
+from rest.uri_compliance import without_parameters
 
 Handler = Callable[[Request], Coroutine[Any, Any, Response]]
 
@@ -46,7 +48,7 @@ class EncodedPathMiddleware:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
             raw = scope.get("raw_path")
-            path = raw.decode("latin-1") if raw else quote(scope["path"], safe=PATH_SAFE)
+            path = without_parameters(raw.decode("latin-1") if raw else quote(scope["path"], safe=PATH_SAFE))
             if len(path) > 1 and path.endswith("/"):
                 path = path[:-1]
             root = scope.get("root_path", "")

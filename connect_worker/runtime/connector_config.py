@@ -55,9 +55,20 @@ def java_list(values: Iterable[Any]) -> str:
 
 
 def _connector_name(name: str, value: Any) -> None:
-    # a missing name is reported once, as missing (the validator lets null through, as Connect's does)
-    if value is not None and value == "":
+    """Connect's NonEmptyStringWithoutControlChars: not empty, no ISO control character (U+0000-U+001F,
+    U+007F-U+009F), those found listed by code. A missing name is reported once, as missing (the validator lets
+    null through, as Connect's does)."""
+    if value is None:
+        return
+    if value == "":
         raise invalid(name, value, "String may not be empty")
+    controls = [str(ord(c)) for c in value if ord(c) <= 0x1F or 0x7F <= ord(c) <= 0x9F]
+    if controls:
+        raise invalid(
+            name,
+            value,
+            f"String may not contain control sequences but had the following ASCII chars: {', '.join(controls)}",
+        )
 
 
 def _unique_aliases(name: str, value: Any) -> None:

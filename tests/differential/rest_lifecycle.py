@@ -82,6 +82,23 @@ class _Session:
             time.sleep(0.25)
         self.steps.append(Step(label, 200, "application/json", last))
 
+    def offsets_settled(self, label: str, timeout: float = 30.0, hold: float = 1.5) -> None:
+        """GET the connector's offsets once the answer has stayed the same for `hold` seconds, and record it: Connect
+        lists the partitions its offsets store has read so far, so right after a write it may still list a
+        partition whose tombstone it has not read yet (with a null offset)."""
+        deadline = time.monotonic() + timeout
+        last, since = None, time.monotonic()
+        while time.monotonic() < deadline:
+            a = self.worker.get(f"/connectors/{NAME}/offsets")
+            answer = (a.status, a.content_type, a.body.decode("utf-8"))
+            if answer != last:
+                last, since = answer, time.monotonic()
+            elif time.monotonic() - since >= hold:
+                break
+            time.sleep(0.25)
+        assert last is not None
+        self.steps.append(Step(label, *last))
+
     def tasks_configured_with(self, key: str, value: str | None = None, timeout: float = 60.0) -> None:
         """Wait until the connector's task configs hold `key` (with `value` if given): a config change reached its
         tasks (a status is RUNNING before and after such a restart, so it cannot tell). Records nothing."""
@@ -119,6 +136,59 @@ def _script(s: _Session, token: str, cfg: dict[str, str]) -> None:
     s.call("create: unknown class", "POST", "/connectors", {"name": n, "config": {**cfg, "connector.class": "Nope"}})
     s.call("create: tasks.max 0", "POST", "/connectors", {"name": n, "config": {**cfg, "tasks.max": "0"}})
     s.call("create: tasks.max x", "POST", "/connectors", {"name": n, "config": {**cfg, "tasks.max": "x"}})
+    # odd names, with a config that fails anyway (so a wrongly accepted name creates nothing)
+    bad = {**cfg, "tasks.max": "0"}
+    for label, odd in (
+        ("control character", "a\u0001b"),
+        ("tab", "a\tb"),
+        ("padded", "  padded  "),
+        ("slash", "a/b"),
+        ("non-ASCII", "caf\u00e9"),
+        ("blank", "   "),
+    ):
+        s.call(f"create: {label} name", "POST", "/connectors", {"name": odd, "config": bad})
+    s.call(
+        "create: padded name, config names it unpadded",
+        "POST",
+        "/connectors",
+        {"name": " rc2 ", "config": {**bad, "name": "rc2"}},
+    )
+    for label, path in (
+        ("encoded slash", "/connectors/a%2Fb/status"),
+        ("encoded space", "/connectors/a%20b/status"),
+        ("non-ASCII", "/connectors/caf%C3%A9/status"),
+    ):
+        s.call(f"unknown connector, {label}", "GET", path)
+    # paths Jetty refuses or rewrites before Connect's resources see them (rest/uri_compliance.py)
+    for path in (
+        "/connectors/a%2fb",
+        "/connectors/a%5Cb/status",
+        "/connectors/a\\b/status",
+        "/connectors/a%7Fb/status",
+        "/connectors/a%01b/status",
+        "/connectors/a%00b/status",
+        "/connectors/a%2Fb%5Cc",
+        "/connectors/%2E%2E/status",
+        "/connectors/.%2E/status",
+        "/connectors/..;/status",
+        "//connectors",
+        "/connectors/a//",
+        "/connector-plugins//",
+        "/connectors/a%25b/status",
+        "/connectors/a%u0041b/status",
+        "/connectors/a%C3b/status",
+        "/connectors/a%2/status",
+        "/connectors/a%zzb/status",
+        "/connectors/../connectors",
+        "/connectors/a/../b/status",
+        "/connectors/./",
+        "/connectors/.hidden/status",
+        "/connectors/a;b;c/status",
+        "/connectors/a;/status",
+        "/connectors/a%3Bb/status",
+        "/connectors;x",
+    ):
+        s.call(f"path {path}", "GET", path)
     s.call("create: bad enum value", "POST", "/connectors", {"name": n, "config": {**cfg, "snapshot.mode": "bogus"}})
     s.call("create: bad initial_state", "POST", "/connectors", {"name": n, "config": cfg, "initial_state": "BOGUS"})
     s.call("create: object value", "POST", "/connectors", {"name": n, "config": {**cfg, "x": {"a": 1}}})
@@ -237,16 +307,16 @@ def _script(s: _Session, token: str, cfg: dict[str, str]) -> None:
         ("patch offsets lsn", {"offsets": [{"partition": part, "offset": {"lsn": 12345}}]}),
     ):
         s.call(label, "PATCH", f"/connectors/{n}/offsets", body)
-    s.call("offsets after patch", "GET", f"/connectors/{n}/offsets")
+    s.offsets_settled("offsets after patch")
     s.call(
         "patch offsets null offset",
         "PATCH",
         f"/connectors/{n}/offsets",
         {"offsets": [{"partition": part, "offset": None}]},
     )
-    s.call("offsets after null patch", "GET", f"/connectors/{n}/offsets")
+    s.offsets_settled("offsets after null patch")
     s.call("delete offsets", "DELETE", f"/connectors/{n}/offsets")
-    s.call("offsets after delete", "GET", f"/connectors/{n}/offsets")
+    s.offsets_settled("offsets after delete")
     s.call("topics reset", "PUT", f"/connectors/{n}/topics/reset")
     s.call("resume from stopped", "PUT", f"/connectors/{n}/resume")
     s.settled("status after resume from stopped", "RUNNING", 1)
@@ -345,8 +415,10 @@ def run(worker: ConnectDebezium, token: str, pg_port: int) -> dict[str, Step]:
 
 
 def parsed(step: Step) -> tuple[int, str | None, Any]:
-    """The answer with its body parsed (for answers whose map order differs by design)."""
-    return step.status, step.content_type, loads(step.body) if step.body else None
+    """The answer with its body parsed (for answers whose map order differs by design); a body that is not JSON
+    (Jetty's HTML error pages) as it is."""
+    json_body = step.body and (step.content_type or "application/json").startswith("application/json")
+    return step.status, step.content_type, loads(step.body) if json_body else step.body
 
 
 def without(doc: Any, key: str) -> Any:

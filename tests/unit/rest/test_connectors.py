@@ -153,6 +153,21 @@ async def test_create_without_name_fails_validation(client: httpx.AsyncClient) -
     )
 
 
+async def test_a_name_with_control_characters_fails_validation(client: httpx.AsyncClient, rig: HerderRig) -> None:
+    """Connect's NonEmptyStringWithoutControlChars (measured against Connect 4.3.1 in the lifecycle differential):
+    ISO control characters listed by code, in order; other non-ASCII text is fine."""
+    response = await send(client, "POST", "/connectors", {"name": "a\u0001b\tc\u0085\u00e9", "config": FS_CONFIG})
+
+    status, message = error(response)
+    assert status == 400
+    assert message.startswith(
+        "Connector configuration is invalid and contains the following 1 error(s):\n"
+        "Invalid value a\u0001b\tc\u0085\u00e9 for configuration name: String may not contain control sequences but"
+        " had the following ASCII chars: 1, 9, 133\n"
+    ), message
+    assert rig.configs.records == []
+
+
 async def test_create_without_config_is_400_not_a_null_pointer(client: httpx.AsyncClient) -> None:
     assert (await send(client, "POST", "/connectors", {"name": "fs"})).status_code == 400
     empty = await client.post("/connectors", content=b"", headers={"Content-Type": "application/json"})
@@ -254,12 +269,16 @@ async def test_unknown_connector_messages(client: httpx.AsyncClient) -> None:
 
 
 async def test_url_encoded_names_address_the_connector(client: httpx.AsyncClient) -> None:
-    await create(client, "a b/c")
+    await create(client, "a b;c")
 
-    response = await client.get("/connectors/a%20b%2Fc/status")
+    response = await client.get("/connectors/a%20b%3Bc/status")
 
     assert response.status_code == 200
-    assert response.json()["name"] == "a b/c"
+    assert response.json()["name"] == "a b;c"
+    # Jetty (Connect 4.3.1) drops a segment's ;parameters and refuses an encoded slash (rest/uri_compliance.py)
+    assert (await client.get("/connectors/a%20b;c/status")).json()["message"] == "No status found for connector a b"
+    refused = await client.get("/connectors/a%20b%2Fc/status")
+    assert refused.status_code == 400 and b"<title>Error 400 Ambiguous URI path separator</title>" in refused.content
 
 
 async def test_put_config_creates_then_updates(client: httpx.AsyncClient, rig: HerderRig) -> None:
