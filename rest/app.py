@@ -17,7 +17,7 @@ from starlette.middleware import Middleware
 from starlette.routing import BaseRoute
 
 from connect_worker.runtime.herder import Herder
-from rest.errors import handle_http_exception
+from rest.options import handle_http_exception_or_options
 from rest.routes.connectors import ConnectorsResource
 from rest.routes.loggers import LoggingResource
 from rest.routes.metrics import MetricsResource
@@ -80,7 +80,7 @@ def _app(routes: Sequence[BaseRoute], middleware: Sequence[Middleware]) -> Starl
     app = FastAPI(
         routes=list(routes),
         middleware=[Middleware(UriComplianceMiddleware), *middleware, Middleware(EncodedPathMiddleware)],
-        exception_handlers={HTTPException: handle_http_exception},
+        exception_handlers={HTTPException: handle_http_exception_or_options},
         docs_url=None,
         redoc_url=None,
         openapi_url=None,

@@ -45,7 +45,7 @@ ERROR_STATUS: Final[tuple[tuple[type[BaseException], int], ...]] = (
 class RestError(Exception):
     """An error the REST layer raises itself, with the HTTP status Connect answers. `bare`: the answer has no
     Content-Type header. Jersey answers its own errors before it has chosen a resource method (no route: 404,
-    wrong method: 405, wrong body type: 415; 406 by the same rule, not measured) without one, since only a
+    wrong method: 405, wrong body type: 415, an Accept ruling JSON out: 406) without one, since only a
     chosen method's @Produces gives the type; errors raised once a method is chosen (a path parameter that is
     not an Integer, Connect's own exceptions) are application/json. Measured on Kafka Connect 4.3.1
     (tests/differential/test_rest_lifecycle.py)."""

@@ -50,16 +50,25 @@ class _Session:
         a = self.worker.request(method, path, body)
         self.steps.append(Step(label, a.status, a.content_type, a.body.decode("utf-8")))
 
-    def raw(self, label: str, method: str, path: str, data: bytes, content_type: str) -> None:
-        """A body sent as is, with this content type (malformed JSON, another media type)."""
+    def raw(
+        self, label: str, method: str, path: str, data: bytes | None, content_type: str | None, **sent: str
+    ) -> None:
+        """A body sent as is, with this content type (malformed JSON, another media type) and these headers
+        (`Accept=...`); an OPTIONS answer's Allow header is recorded with its Content-Type."""
         req = urllib.request.Request(self.worker.url + path, data=data, method=method)
-        req.add_header("Content-Type", content_type)
+        if content_type is not None:
+            req.add_header("Content-Type", content_type)
+        for name, value in sent.items():
+            req.add_header(name.replace("_", "-"), value)
         try:
             with urllib.request.urlopen(req, timeout=30) as resp:
                 status, headers, text = resp.status, resp.headers, resp.read()
         except urllib.error.HTTPError as e:
             status, headers, text = e.code, e.headers, e.read()
-        self.steps.append(Step(label, status, headers.get("content-type"), text.decode("utf-8")))
+        content_type = headers.get("content-type")
+        if method == "OPTIONS":
+            content_type = f"{content_type}; Allow: {headers.get('allow')}"
+        self.steps.append(Step(label, status, content_type, text.decode("utf-8")))
 
     def settled(self, label: str, state: str, tasks: int, timeout: float = 60.0, hold: float = 1.5) -> None:
         """Wait until the connector is `state` with `tasks` tasks all `state`, and stays so for `hold` seconds
@@ -159,6 +168,19 @@ def _script(s: _Session, token: str, cfg: dict[str, str]) -> None:
         ("non-ASCII", "/connectors/caf%C3%A9/status"),
     ):
         s.call(f"unknown connector, {label}", "GET", path)
+    # what the Accept header rules out (Jersey's 406), and methods no resource declares
+    for accept in ("text/plain", "text/html", "application/*", "*/*", "application/json;q=0, text/plain", "bogus"):
+        s.raw(f"list, Accept {accept}", "GET", "/connectors", None, None, Accept=accept)
+    s.raw("root, Accept text/plain", "GET", "/", None, None, Accept="text/plain")
+    s.raw("plugins, Accept text/plain", "GET", "/connector-plugins", None, None, Accept="text/plain")
+    s.raw("HEAD list", "HEAD", "/connectors", None, None)
+    s.raw("OPTIONS list", "OPTIONS", "/connectors", None, None)
+    s.raw("OPTIONS list, Accept JSON", "OPTIONS", "/connectors", None, None, Accept="application/json")
+    s.raw("OPTIONS unknown connector", "OPTIONS", "/connectors/nope", None, None)
+    s.raw("OPTIONS config", "OPTIONS", "/connectors/nope/config", None, None)
+    s.raw("OPTIONS task restart", "OPTIONS", "/connectors/nope/tasks/0/restart", None, None)
+    s.raw("OPTIONS root", "OPTIONS", "/", None, None)
+    s.raw("OPTIONS no resource", "OPTIONS", "/nope", None, None)
     # paths Jetty refuses or rewrites before Connect's resources see them (rest/uri_compliance.py)
     for path in (
         "/connectors/a%2fb",

@@ -123,3 +123,28 @@ async def test_slow_herder_times_out_with_500() -> None:
     async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://h") as c:
         assert error(await c.get("/connectors")) == (500, "Request timed out")
     release.set()
+
+
+async def test_options_lists_the_resource_methods_as_jersey_does(client: httpx.AsyncClient) -> None:
+    """Jersey's automatic OPTIONS, as Connect 4.3.1 answers it (tests/differential/rest_lifecycle.py)."""
+    for path, methods in (
+        ("/connectors", ["HEAD", "POST", "GET", "OPTIONS"]),
+        ("/connectors/nope/config", ["HEAD", "GET", "OPTIONS", "PUT", "PATCH"]),
+        ("/connectors/nope/tasks/0/restart", ["POST", "OPTIONS"]),
+        ("/", ["HEAD", "GET", "OPTIONS"]),
+    ):
+        response = await client.options(path)
+        assert response.status_code == 200, path
+        assert response.headers["content-type"] == "text/plain"
+        assert response.text == ", ".join(methods) and response.headers["allow"] == ",".join(methods)
+    as_json = await client.options("/connectors", headers={"Accept": "application/json"})
+    assert as_json.status_code == 200 and as_json.content == b""
+    assert as_json.headers["content-type"] == "application/json"
+    assert error(await client.options("/nope")) == (404, "HTTP 404 Not Found")
+
+
+async def test_an_accept_header_with_json_at_quality_zero_still_gets_json(client: httpx.AsyncClient) -> None:
+    for accept in ("application/json;q=0", "text/plain;q=1, application/json;q=0"):
+        response = await client.get("/connectors", headers={"Accept": accept})
+        assert response.status_code == 200 and response.json() == [], accept
+    assert error(await client.get("/connectors", headers={"Accept": "text/plain"})) == (406, "HTTP 406 Not Acceptable")
