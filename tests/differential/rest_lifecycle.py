@@ -10,6 +10,7 @@ name's text), is created STOPPED so that listings hold two names (it never opens
 
 from __future__ import annotations
 
+import json
 import re
 import time
 import urllib.error
@@ -145,6 +146,47 @@ def _script(s: _Session, token: str, cfg: dict[str, str]) -> None:
     s.call("create: unknown class", "POST", "/connectors", {"name": n, "config": {**cfg, "connector.class": "Nope"}})
     s.call("create: tasks.max 0", "POST", "/connectors", {"name": n, "config": {**cfg, "tasks.max": "0"}})
     s.call("create: tasks.max x", "POST", "/connectors", {"name": n, "config": {**cfg, "tasks.max": "x"}})
+    # Connect's ConfigDef parsing of worker-side keys, each beside a value that fails anyway (nothing is created)
+    for key, value in (
+        ("tasks.max", "2147483648"),
+        ("tasks.max", " 2 "),
+        ("tasks.max", "1.0"),
+        ("tasks.max", ""),
+        ("tasks.max", "-1"),
+        ("errors.log.enable", "yes"),
+        ("errors.log.enable", " TRUE "),
+        ("errors.tolerance", "ALL"),
+        ("errors.tolerance", "some"),
+        ("errors.retry.timeout", "1e3"),
+        ("errors.retry.delay.max.ms", "-5"),
+        ("header.converter", "NoSuchClass"),
+        ("transforms", "a,,b"),
+        ("transforms", "x"),
+        ("predicates", "p"),
+        ("config.action.reload", "sometimes"),
+        ("topic.creation.groups", "g"),
+        ("exactly.once.support", "maybe"),
+        ("transaction.boundary", "never"),
+        ("offsets.storage.topic", ""),
+    ):
+        s.call(
+            f"create: {key}={value!r}",
+            "POST",
+            "/connectors",
+            {"name": n, "config": {**cfg, key: value, "snapshot.mode": "bogus"}},
+        )
+    # JSON scalars that are not strings, as Jackson binds them into Map<String, String> (shown in the error)
+    for label, value_text in (
+        ("integer", "1"),
+        ("decimal", "1.50"),
+        ("exponent", "1E+3"),
+        ("huge", "123456789012345678901234567890"),
+        ("true", "true"),
+        ("negative zero", "-0.0"),
+    ):
+        template = json.dumps({"name": n, "config": {**cfg, "tasks.max": "@", "snapshot.mode": "bogus"}})
+        sent = template.replace('"@"', value_text).encode()
+        s.raw(f"create: tasks.max as JSON {label}", "POST", "/connectors", sent, "application/json")
     # odd names, with a config that fails anyway (so a wrongly accepted name creates nothing)
     bad = {**cfg, "tasks.max": "0"}
     for label, odd in (
