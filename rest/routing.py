@@ -106,10 +106,16 @@ def _is_json(kind: str, subtype: str) -> bool:
 
 
 def consumes_json(request: Request) -> bool:
+    """Whether the request body's Content-Type is JSON (or absent). A wildcard type (`application/*`, `*/*`)
+    matches the resource method, but Jersey finds no body reader for it: 415 too, as JSON since the method was
+    chosen (measured on Connect 4.3.1, test_rest_lifecycle)."""
     header = request.headers.get("content-type")
     if header is None or not header.strip():
         return True
-    return _is_json(*media_type(header))
+    kind, subtype = media_type(header)
+    if _is_json(kind, subtype) and "*" in (kind, subtype):
+        raise jaxrs_error(415, bare=False)
+    return _is_json(kind, subtype)
 
 
 def accepts_json(request: Request) -> bool:

@@ -148,3 +148,15 @@ async def test_an_accept_header_with_json_at_quality_zero_still_gets_json(client
         response = await client.get("/connectors", headers={"Accept": accept})
         assert response.status_code == 200 and response.json() == [], accept
     assert error(await client.get("/connectors", headers={"Accept": "text/plain"})) == (406, "HTTP 406 Not Acceptable")
+
+
+async def test_a_wildcard_body_type_is_415_as_json(client: httpx.AsyncClient) -> None:
+    """Connect 4.3.1: `application/*` and `*/*` select the method, then Jersey has no reader for them."""
+    for content_type in ("application/*", "*/*"):
+        response = await client.post("/connectors", content=b"{not json", headers={"Content-Type": content_type})
+        assert error(response) == (415, "HTTP 415 Unsupported Media Type"), content_type
+        assert response.headers["content-type"] == "application/json"
+    charset = await client.post(
+        "/connectors", content=b"{}", headers={"Content-Type": "application/json; charset=UTF-8"}
+    )
+    assert charset.status_code != 415
