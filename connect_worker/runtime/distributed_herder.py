@@ -265,8 +265,8 @@ class DistributedHerder(StandaloneHerder, RebalanceListener):
 
     async def _publish_task_configs(self, name: str) -> None:
         """Generate the task configs and have the leader write them, until it is done (retrying without end, as
-        Connect does, with the configs generated again each time), or the connector no longer runs here STARTED
-        or PAUSED."""
+        Connect does, with the configs generated again each time), or the connector no longer runs here (a
+        paused or stopped connector does not run)."""
         delay = 0.25
         attempt = 0
         while True:
