@@ -144,7 +144,6 @@ async def _send_400(send: Send, page: bytes) -> None:
     headers = [
         (b"content-type", b"text/html;charset=iso-8859-1"),
         (b"content-length", str(len(page)).encode()),
-        (b"cache-control", b"must-revalidate,no-cache,no-store"),
     ]
     await send({"type": "http.response.start", "status": 400, "headers": headers})
     await send({"type": "http.response.body", "body": page})

@@ -178,9 +178,19 @@ class StandaloneHerder(AbstractHerder):
         self._set_connector_state(c, State.RUNNING)
         return True
 
-    async def _generate_and_start_tasks(self, c: ConnectorRecord) -> None:
+    def _generated_task_configs(self, c: ConnectorRecord) -> list[dict[str, str]] | None:
+        """The task configs the running connector generates now; None when that failed (the connector FAILED)."""
         try:
-            full = self._worker.task_configs(c.name)
+            return self._worker.task_configs(c.name)
+        except Exception as e:  # noqa: BLE001 - the connector's own failure
+            self._set_connector_state(c, State.FAILED, self._trace(e))
+            return None
+
+    async def _generate_and_start_tasks(self, c: ConnectorRecord) -> None:
+        full = self._generated_task_configs(c)
+        if full is None:
+            return
+        try:
             if self._configs.snapshot.task_configs_changed(c.name, full):
                 await self._configs.put_task_configs(c.name, full)
         except Exception as e:  # noqa: BLE001
@@ -357,12 +367,8 @@ class StandaloneHerder(AbstractHerder):
         """Connect's updateConnectorTasks after a resume: the tasks go on as they are unless the configs the
         connector generates now changed (a config changed while paused: the paused connector generated none);
         then they are written and the tasks start again with them."""
-        try:
-            full = self._worker.task_configs(c.name)
-        except Exception as e:  # noqa: BLE001
-            self._set_connector_state(c, State.FAILED, self._trace(e))
-            return
-        if not self._configs.snapshot.task_configs_changed(c.name, full):
+        full = self._generated_task_configs(c)
+        if full is None or not self._configs.snapshot.task_configs_changed(c.name, full):
             return
         await self._worker.stop_tasks(c.name)
         c.task_states.clear()
