@@ -78,8 +78,14 @@ def test_registry_listens_on_loopback_only(registry_url: str) -> None:
 
     assert json.loads(urllib.request.urlopen(registry_url + "/subjects", timeout=10).read()) is not None
     pid = (Path(__file__).resolve().parents[2] / ".devstack" / "registry" / "registry.pid").read_text().strip()
-    inodes = {os.readlink(f"/proc/{pid}/fd/{fd}")[8:-1] for fd in os.listdir(f"/proc/{pid}/fd")
-              if os.readlink(f"/proc/{pid}/fd/{fd}").startswith("socket:[")}  # fmt: skip
+    inodes = set()
+    for fd in os.listdir(f"/proc/{pid}/fd"):
+        try:  # the JVM opens and closes descriptors meanwhile; a listening socket stays open
+            target = os.readlink(f"/proc/{pid}/fd/{fd}")
+        except FileNotFoundError:
+            continue
+        if target.startswith("socket:["):
+            inodes.add(target[8:-1])
     listening = []
     for table in ("/proc/net/tcp", "/proc/net/tcp6"):
         for line in Path(table).read_text().splitlines()[1:]:
