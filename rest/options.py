@@ -3,7 +3,8 @@
 Measured on Connect 4.3.1 (tests/differential/rest_lifecycle.py): 200 with the resource's methods (HEAD with GET,
 and OPTIONS) as a `java.util.HashSet` iterates them, in the body joined by ", " as text/plain and in the `Allow`
 header joined by ","; to an Accept header that rules text/plain out (application/json was measured) the same
-header, no body, and the accepted type as Content-Type. A path no resource has stays Jersey's 404.
+header, no body, and the accepted type as Content-Type. A path no resource has stays Jersey's 404. A 405 (a method
+the resource lacks) has no `Allow` header (measured there too).
 """
 
 from __future__ import annotations
@@ -33,9 +34,13 @@ def allowed_methods(request: Request) -> list[str]:
 
 
 async def handle_http_exception_or_options(request: Request, exc: Exception) -> Response:
-    """Starlette's 405 for an OPTIONS request becomes Jersey's OPTIONS answer; other errors go as before."""
-    if request.method != "OPTIONS" or not isinstance(exc, HTTPException) or exc.status_code != 405:
+    """Starlette's 405 for an OPTIONS request becomes Jersey's OPTIONS answer; for another method it loses its
+    Allow header (Connect's exception mapper answers Jersey's 405 with a new response of the JSON body only);
+    other errors go as before."""
+    if not isinstance(exc, HTTPException) or exc.status_code != 405:
         return await handle_http_exception(request, exc)
+    if request.method != "OPTIONS":
+        return await handle_http_exception(request, HTTPException(405))
     methods = allowed_methods(request)
     headers = {"Allow": ",".join(methods)}
     ranges = [media_type(item) for item in (request.headers.get("accept") or "").split(",") if item.strip()]

@@ -55,7 +55,7 @@ class _Session:
         self, label: str, method: str, path: str, data: bytes | None, content_type: str | None, **sent: str
     ) -> None:
         """A body sent as is, with this content type (malformed JSON, another media type) and these headers
-        (`Accept=...`); an OPTIONS answer's Allow header is recorded with its Content-Type."""
+        (`Accept=...`); the Allow header of an OPTIONS or 405 answer is recorded with its Content-Type."""
         req = urllib.request.Request(self.worker.url + path, data=data, method=method)
         if content_type is not None:
             req.add_header("Content-Type", content_type)
@@ -67,7 +67,7 @@ class _Session:
         except urllib.error.HTTPError as e:
             status, headers, text = e.code, e.headers, e.read()
         content_type = headers.get("content-type")
-        if method == "OPTIONS":
+        if method == "OPTIONS" or status == 405:
             content_type = f"{content_type}; Allow: {headers.get('allow')}"
         self.steps.append(Step(label, status, content_type, text.decode("utf-8")))
 
@@ -429,7 +429,11 @@ def _script(s: _Session, token: str, cfg: dict[str, str]) -> None:
     # last of the logger steps: a distributed worker applies the cluster scope later, through its config topic
     s.call("logger set cluster", "PUT", "/admin/loggers/org.nope?scope=cluster", {"level": "DEBUG"})
     s.call("unknown path", "GET", "/nope")
-    s.call("method not allowed", "DELETE", "/connectors")
+    s.raw("method not allowed", "DELETE", "/connectors", None, None)
+    s.raw("method not allowed on a connector's status", "POST", f"/connectors/{n}/status", b"{}", "application/json")
+    s.raw("method not allowed on restart", "GET", f"/connectors/{n}/restart", None, None)
+    s.raw("method not allowed on plugins", "PUT", "/connector-plugins", b"{}", "application/json")
+    s.raw("method not allowed on a logger", "DELETE", "/admin/loggers/org.nope", None, None)
     s.call("trailing slash", "GET", f"/connectors/{n}/")
     # -- deletion, then created STOPPED and through PUT -------------------------------------------------------------
     s.call("delete", "DELETE", f"/connectors/{n}")

@@ -29,7 +29,9 @@ async def test_wrong_method_is_405_without_content_type(client: httpx.AsyncClien
 
     assert error(response) == (405, "HTTP 405 Method Not Allowed")
     assert "content-type" not in response.headers  # as Connect 4.3.1 answers (test_rest_lifecycle)
-    assert error(await client.get("/connectors/fs/pause")) == (405, "HTTP 405 Method Not Allowed")
+    assert "allow" not in response.headers  # Connect's exception mapper drops Jersey's Allow header
+    pause = await client.get("/connectors/fs/pause")
+    assert error(pause) == (405, "HTTP 405 Method Not Allowed") and "allow" not in pause.headers
 
 
 async def test_body_with_other_content_type_is_415_without_content_type(client: httpx.AsyncClient) -> None:
