@@ -211,13 +211,11 @@ class StandaloneHerder(AbstractHerder):
             self._set_task_state(task_id, State.FAILED, self._trace(e))
 
     async def reconfigure_tasks(self, name: str) -> None:
+        """Connect's requestTaskReconfiguration: the tasks start again only if their configs changed."""
         async with self._lock:
             c = self._connectors.get(name)
-            if c is None or not self._worker.is_running(name):
-                return
-            await self._worker.stop_tasks(name)
-            c.task_states.clear()
-            await self._generate_and_start_tasks(c)
+            if c is not None:
+                await self._update_tasks(c)
 
     # -- lookups -------------------------------------------------------------------------------------
     def _get(self, name: str, message: str | None = None) -> ConnectorRecord:
@@ -268,15 +266,17 @@ class StandaloneHerder(AbstractHerder):
             if infos.error_count:
                 raise BadRequestError(invalid_config_message(infos))
             if exists:
+                # Connect stops only the connector; its tasks run on unless the configs it generates now differ
                 c = self._connectors[name]
-                await self._worker.stop_connector(c.name)
+                await self._worker.stop_connector_instance(c.name)
                 c.config = cfg
-                c.task_states.clear()
                 await self._configs.put_connector_config(name, cfg)
+                if await self._instance_to_target(c):
+                    await self._update_tasks(c)
             else:
                 c = self._connectors[name] = ConnectorRecord(name, cfg)
                 await self._configs.put_connector_config(name, cfg, initial_state)
-            await self._start_connector(name)
+                await self._start_connector(name)
             return not exists, self._info(c)
 
     async def patch_connector_config(self, name: str, patch: Mapping[str, str | None]) -> ConnectorInfo:
@@ -289,11 +289,10 @@ class StandaloneHerder(AbstractHerder):
     async def delete_connector(self, name: str) -> None:
         async with self._lock:
             c = self._get(name)
+            await self._remove_tasks(c)
             await self._worker.stop_connector(c.name)
             await self._configs.remove_connector(name)
             del self._connectors[name]
-            for i in c.task_states:
-                self._statuses.remove_task(name, i, self.worker_id)
             self._statuses.remove_connector(name, self.worker_id)
             self._statuses.reset_topics(name)  # Connect forgets a deleted connector's active topics (KIP-558)
             log.info("connector %s deleted", name)
@@ -311,7 +310,11 @@ class StandaloneHerder(AbstractHerder):
             plan = None
             if not request.legacy:
                 plan = restart_plan(await self.connector_status(name), connector=restart_conn, tasks=restart_tasks)
-            if restart_conn and (request.legacy or restart_tasks == sorted(c.task_states)):
+            if request.legacy:  # Connect's restartConnector: the connector only, then its tasks if changed
+                c.trace = None
+                if await self._instance_to_target(c):
+                    await self._update_tasks(c)
+            elif restart_conn and restart_tasks == sorted(c.task_states):
                 await self._worker.stop_connector(c.name)
                 c.task_states.clear()
                 c.trace = None
@@ -364,27 +367,34 @@ class StandaloneHerder(AbstractHerder):
             await self._update_tasks(c)
 
     async def _update_tasks(self, c: ConnectorRecord) -> None:
-        """Connect's updateConnectorTasks after a resume: the tasks go on as they are unless the configs the
-        connector generates now changed (a config changed while paused: the paused connector generated none);
-        then they are written and the tasks start again with them."""
+        """Connect's updateConnectorTasks (after a resume, a config update, a restart or a reconfiguration
+        request): skipped unless the connector runs STARTED; the tasks go on as they are unless the configs the
+        connector generates now changed, or its config changed since they were generated (a config changed
+        while paused: the paused connector generated none); then they are written and the tasks start again."""
+        if not self._worker.is_running(c.name) or self._target(c.name) is not TargetState.STARTED:
+            return
         full = self._generated_task_configs(c)
         if full is None or not self._configs.snapshot.task_configs_changed(c.name, full):
             return
-        await self._worker.stop_tasks(c.name)
-        c.task_states.clear()
+        await self._remove_tasks(c)
         await self._configs.put_task_configs(c.name, full)
         for i, props in enumerate(full):
             await self._start_task(c, i, props)
 
+    async def _remove_tasks(self, c: ConnectorRecord) -> None:
+        """Connect's removeConnectorTasks: the tasks stop and their statuses go (UNASSIGNED, then a tombstone)."""
+        await self._worker.stop_tasks(c.name)
+        for i in sorted(c.task_states):
+            self._statuses.remove_task(c.name, i, self.worker_id)
+        c.task_states.clear()
+
     async def stop_connector(self, name: str) -> None:
         async with self._lock:
             c = self._get(name, f"Unknown connector {name}")
+            await self._remove_tasks(c)
             await self._worker.stop_connector(c.name)
             await self._configs.put_task_configs(name, [])
             await self._configs.put_target_state(name, TargetState.STOPPED)
-            for i in list(c.task_states):
-                self._statuses.remove_task(name, i, self.worker_id)
-            c.task_states.clear()
             self._set_connector_state(c, State.STOPPED)
 
     async def task_configs(self, name: str) -> list[TaskInfo]:

@@ -229,7 +229,8 @@ class FakeWorker:
     """The Worker interface (runtime/herder_ports.WorkerControl) over the registry's connector classes and FakeTasks.
 
     `start_errors` (connector name → exception) and `task_errors` (task id → exception) are raised by the next start
-    of that connector or task."""
+    of that connector or task; `task_config_override` (connector name → configs) is what that connector generates
+    instead of its own, as a connector whose source changed would."""
 
     def __init__(self, registry: PluginRegistry) -> None:
         self._registry = registry
@@ -239,6 +240,7 @@ class FakeWorker:
         self.running_tasks: dict[str, dict[int, FakeTask]] = {}
         self.start_errors: dict[str, BaseException] = {}
         self.task_errors: dict[ConnectorTaskId, BaseException] = {}
+        self.task_config_override: dict[str, list[dict[str, str]]] = {}
         self.connector_starts: list[str] = []
         self.altered: list[tuple[dict[str, str], dict[Any, Any]]] = []
         self.offsets: Any = None  # the rig's offsets store: every connector's, whatever its offsets.storage.topic
@@ -270,7 +272,9 @@ class FakeWorker:
 
     def task_configs(self, name: str) -> list[dict[str, str]]:
         instance = self.connectors[name]
-        configs = instance.task_configs(int(self.configs[name].get("tasks.max", "1")))
+        configs = self.task_config_override.get(name)
+        if configs is None:
+            configs = instance.task_configs(int(self.configs[name].get("tasks.max", "1")))
         return [{**c, "task.class": instance.task_class_name()} for c in configs]
 
     async def _stop_instance(self, name: str) -> None:

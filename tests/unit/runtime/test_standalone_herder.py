@@ -139,6 +139,26 @@ async def test_update_restarts_the_connector_with_the_new_config(rig: HerderRig)
     assert await states(rig.herder) == ("RUNNING", ["RUNNING"])
 
 
+async def test_an_update_that_changes_no_task_config_leaves_the_tasks_running(rig: HerderRig) -> None:
+    """Connect stops only the connector on an update; the tasks start again only when the configs the connector
+    generates, or the connector config they were generated from, changed (the applied-config rule)."""
+    await create(rig)
+    tasks = dict(rig.worker.tasks("c"))
+    written = len(rig.configs.records)
+
+    await rig.herder.put_connector_config("c", CONFIG, allow_replace=True)
+
+    assert rig.worker.connector_starts == ["c", "c"]
+    assert rig.worker.tasks("c") == tasks and not any(t.stopped for t in tasks.values())
+    assert len(rig.configs.records) == written + 1  # the connector config only, no task configs
+
+    await rig.herder.put_connector_config("c", {**CONFIG, "errors.log.enable": "true"}, allow_replace=True)
+
+    assert all(t.stopped for t in tasks.values())  # same task configs, but from another connector config
+    assert all(rig.worker.tasks("c")[i] is not t for i, t in tasks.items())
+    assert await states(rig.herder) == ("RUNNING", ["RUNNING", "RUNNING"])
+
+
 async def test_patch_removes_null_keys_and_keeps_the_rest(rig: HerderRig) -> None:
     await create(rig, extra={"x.extra": "1"})
 
@@ -310,15 +330,26 @@ async def test_target_states_are_resumed_by_a_restarted_worker(rig: HerderRig) -
 
 
 # -- restarts ------------------------------------------------------------------------------------------------
-async def test_legacy_restart_restarts_the_connector_and_answers_no_plan(rig: HerderRig) -> None:
+async def test_legacy_restart_restarts_the_connector_only_and_answers_no_plan(rig: HerderRig) -> None:
+    """Connect's restartConnector: the connector starts again; its tasks run on while the configs it generates
+    are the same, and start again with the new ones when they are not."""
     await create(rig)
     tasks = dict(rig.worker.tasks("c"))
 
     assert await rig.herder.restart_connector("c", include_tasks=False, only_failed=False) is None
 
     assert rig.worker.connector_starts == ["c", "c"]
-    assert all(rig.worker.tasks("c")[i] is not t for i, t in tasks.items())
+    assert rig.worker.tasks("c") == tasks
     assert await states(rig.herder) == ("RUNNING", ["RUNNING", "RUNNING"])
+
+    rig.worker.task_config_override["c"] = [{"topic": "u", "task.number": "0"}]
+    assert await rig.herder.restart_connector("c", include_tasks=False, only_failed=False) is None
+
+    assert [t["topic"] for t in rig.configs.snapshot.tasks["c"]] == ["u"]
+    assert list(rig.worker.tasks("c")) == [0] and rig.worker.tasks("c")[0] is not tasks[0]
+    assert all(t.stopped for t in tasks.values())
+    assert await states(rig.herder) == ("RUNNING", ["RUNNING"])
+    assert ("c", 1) not in rig.statuses.tasks  # Connect removes the status of a task that is gone
 
 
 async def test_restart_with_tasks_answers_the_plan_and_restarts_everything(rig: HerderRig) -> None:
@@ -433,6 +464,16 @@ async def test_a_connector_asking_for_reconfiguration_gets_new_tasks(rig: Herder
     assert [t["topic"] for t in rig.configs.snapshot.tasks["c"]] == ["u", "u"]
     assert all(rig.worker.tasks("c")[i] is not t for i, t in tasks.items())
     assert await states(rig.herder) == ("RUNNING", ["RUNNING", "RUNNING"])
+
+
+async def test_a_reconfiguration_request_with_the_same_configs_leaves_the_tasks_running(rig: HerderRig) -> None:
+    await create(rig)
+    tasks = dict(rig.worker.tasks("c"))
+    written = len(rig.configs.records)
+
+    await rig.herder.reconfigure_tasks("c")
+
+    assert rig.worker.tasks("c") == tasks and len(rig.configs.records) == written
 
 
 async def test_stopping_the_herder_stops_every_connector(rig: HerderRig) -> None:
