@@ -7,7 +7,9 @@ or another backend holds it). Connect restarts only what changed: a legacy `POST
 connector alone, an update that leaves the generated task configs (and the connector config they came from) as
 they were leaves the tasks running, a pause and resume neither stops nor starts them; an update that changes
 them, `?includeTasks=true` and a task restart start them again. Each worker runs the same steps on its own
-database and slot; the sequences of answers and of restarts must be equal.
+database and slot; the sequences of answers and of restarts must be equal. Real Connect runs distributed (as in
+every differential test); this worker's standalone mode is held to the same sequence, which Connect's
+StandaloneHerder gives too by its source (updateConnectorTasks, restartConnector, restartConnectorAndTasks).
 """
 
 from __future__ import annotations
@@ -32,10 +34,13 @@ pytestmark = [pytest.mark.integration, pytest.mark.debezium, pytest.mark.timeout
 NAME = "restarts"
 #: how long a step has to show a restart (Connect's distributed herder restarts tasks asynchronously)
 WINDOW_S = 6.0
-#: label -> the requests of the step, each (method, path, changes to the config or None for no body)
+#: label -> the requests of the step, each (method, path, changes to the config or None for no body); a PUT
+#: sends the whole config with the changes, a PATCH the changes only
 STEPS: list[tuple[str, list[tuple[str, str, dict[str, str] | None]]]] = [
     ("legacy restart", [("POST", f"/connectors/{NAME}/restart", None)]),
+    ("only failed, none failed", [("POST", f"/connectors/{NAME}/restart?includeTasks=true&onlyFailed=true", None)]),
     ("same config", [("PUT", f"/connectors/{NAME}/config", {})]),
+    ("patch to the same values", [("PATCH", f"/connectors/{NAME}/config", {"poll.interval.ms": "500"})]),
     ("pause and resume", [("PUT", f"/connectors/{NAME}/pause", None), ("PUT", f"/connectors/{NAME}/resume", None)]),
     ("changed config", [("PUT", f"/connectors/{NAME}/config", {"poll.interval.ms": "750"})]),
     ("changed back", [("PUT", f"/connectors/{NAME}/config", {"poll.interval.ms": "500"})]),
@@ -84,9 +89,11 @@ def _run(worker: ConnectDebezium, token: str, pg_port: int) -> list[tuple[str, l
             for label, requests in STEPS:
                 statuses = []
                 for method, path, changes in requests:
+                    body = changes
                     if changes is not None:
                         config = {**config, **changes}
-                    statuses.append(worker.request(method, path, None if changes is None else config).status)
+                        body = config if method == "PUT" else changes
+                    statuses.append(worker.request(method, path, body).status)
                 seen = set()
                 deadline = time.monotonic() + WINDOW_S
                 while time.monotonic() < deadline:
@@ -127,7 +134,9 @@ def test_the_same_requests_restart_the_same_tasks(
     # what Connect does, asserted too, so that a change on its side shows here
     assert [(label, restarted) for label, _, restarted in connect] == [
         ("legacy restart", False),
+        ("only failed, none failed", False),
         ("same config", False),
+        ("patch to the same values", False),
         ("pause and resume", False),
         ("changed config", True),
         ("changed back", True),
