@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# A real Apache Kafka Connect 4.3.1 worker (ConnectDistributed) with the real Debezium 3.6.3.Final PostgreSQL
-# plugin, on loopback, for differential tests and benchmarks. Jars from Maven Central (devstack/debezium/pom.xml).
+# A real Apache Kafka Connect 4.3.1 worker (ConnectDistributed, or ConnectStandalone) with the real Debezium
+# 3.6.3.Final PostgreSQL plugin, on loopback, for differential tests and benchmarks. Jars from Maven Central
+# (devstack/debezium/pom.xml).
 # plugin.path also holds Apicurio Registry's Avro converter 2.6.13 (plugins/apicurio-converter), for Avro output
 # (io.apicurio.registry.utils.converter.AvroConverter; tests/differential/avro_support.py has its settings).
 #   devstack/debezium.sh fetch|start|stop|status
 # Settings (environment):
+#   CW_DBZ_MODE          distributed | standalone (offsets in <run dir>/offsets.dat)    (distributed)
 #   CW_DBZ_RUN_DIR       instance folder: worker.properties, connect.log, connect.pid  (.devstack/debezium/run)
 #   CW_DBZ_REST_PORT     REST listener http://127.0.0.1:<port>                          (18083)
 #   CW_DBZ_GROUP_ID      group.id of the Connect cluster                                (cw-dbz-connect)
@@ -33,6 +35,12 @@ PIDFILE="$RUN_DIR/connect.pid"
 LOGFILE="$RUN_DIR/connect.log"
 PROPS="$RUN_DIR/worker.properties"
 URL="http://127.0.0.1:$REST_PORT"
+MODE="${CW_DBZ_MODE:-distributed}"
+case "$MODE" in
+  distributed) MAIN=org.apache.kafka.connect.cli.ConnectDistributed ;;
+  standalone) MAIN=org.apache.kafka.connect.cli.ConnectStandalone ;;
+  *) echo "CW_DBZ_MODE must be distributed or standalone, not $MODE" >&2; exit 2 ;;
+esac
 
 fetch() {
   if [ -f "$MARKER" ] && [ "$MARKER" -nt "$POM" ]; then return; fi
@@ -73,6 +81,7 @@ plugin.path=$PLUGINS
 plugin.discovery=only_scan
 scheduled.rebalance.max.delay.ms=0
 PROPS
+  if [ "$MODE" = standalone ]; then echo "offset.storage.file.filename=$RUN_DIR/offsets.dat" >> "$PROPS"; fi
 }
 
 # java_bin: the JVM Connect runs on. $CW_DBZ_JAVA, else the newest JDK 21+ under /usr/lib/jvm, else `java`.
@@ -100,11 +109,11 @@ start() {
   write_props
   local java heap="${CW_DBZ_HEAP:--Xms128m -Xmx512m}"
   java=$(java_bin)
-  log "starting Kafka Connect (distributed, group $GROUP_ID) + Debezium on $URL with $java (log: $LOGFILE)"
+  log "starting Kafka Connect ($MODE, group $GROUP_ID) + Debezium on $URL with $java (log: $LOGFILE)"
   # shellcheck disable=SC2086
   setsid nohup "$java" $heap -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -Djava.awt.headless=true \
       -Dlog4j2.configurationFile="$DEVSTACK_DIR/debezium/log4j2.properties" \
-      -cp "$LIBS/*" org.apache.kafka.connect.cli.ConnectDistributed "$PROPS" >>"$LOGFILE" 2>&1 < /dev/null &
+      -cp "$LIBS/*" "$MAIN" "$PROPS" >>"$LOGFILE" 2>&1 < /dev/null &
   echo $! > "$PIDFILE"
   wait_ready
 }

@@ -130,7 +130,8 @@ def http(method: str, url: str, body: Any = None, *, timeout: float = 30.0) -> R
 
 @dataclass
 class ConnectDebezium:
-    """One real Kafka Connect (distributed) + Debezium worker process with its own group and internal topics."""
+    """One real Kafka Connect (distributed; `standalone`: ConnectStandalone, offsets in a file of its run folder) +
+    Debezium worker process with its own group and internal topics."""
 
     kafka_bootstrap: str
     name: str = field(default_factory=unique_token)
@@ -139,6 +140,7 @@ class ConnectDebezium:
     run_dir: Path | None = None
     start_timeout: float = 180.0
     pg_port: int = 5433
+    standalone: bool = False
     _started: bool = field(default=False, init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -189,6 +191,7 @@ class ConnectDebezium:
         env = dict(os.environ)
         env.update(
             CW_DBZ_RUN_DIR=str(self.run_dir),
+            CW_DBZ_MODE="standalone" if self.standalone else "distributed",
             CW_DBZ_REST_PORT=str(self.rest_port),
             CW_DBZ_GROUP_ID=self.group_id,
             CW_DBZ_CONFIG_TOPIC=self.config_topic,

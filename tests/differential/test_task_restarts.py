@@ -7,9 +7,9 @@ or another backend holds it). Connect restarts only what changed: a legacy `POST
 connector alone, an update that leaves the generated task configs (and the connector config they came from) as
 they were leaves the tasks running, a pause and resume neither stops nor starts them; an update that changes
 them, `?includeTasks=true` and a task restart start them again. Each worker runs the same steps on its own
-database and slot; the sequences of answers and of restarts must be equal. Real Connect runs distributed (as in
-every differential test); this worker's standalone mode is held to the same sequence, which Connect's
-StandaloneHerder gives too by its source (updateConnectorTasks, restartConnector, restartConnectorAndTasks).
+database and slot; the sequences of answers and of restarts must be equal: Connect's distributed worker and
+this worker's `--distributed` mode, Connect's standalone worker (ConnectStandalone) and this worker's default
+mode.
 """
 
 from __future__ import annotations
@@ -110,15 +110,12 @@ def _run(worker: ConnectDebezium, token: str, pg_port: int) -> list[tuple[str, l
 @pytest.fixture
 def tokens(kafka_bootstrap: str) -> Iterator[list[str]]:
     """One token per worker (database, slot, publication, topic prefix); their topics deleted at the end."""
-    names = [unique_token("tr") for _ in range(3)]
+    names = [unique_token("tr") for _ in range(4)]
     yield names
     delete_topics(kafka_bootstrap, [f"{n}.public.t" for n in names])
 
 
-def _ours(kafka_bootstrap: str, token: str, pg_port: int, *, distributed: bool) -> list[tuple[str, list[int], bool]]:
-    worker = OurWorker(
-        kafka_bootstrap=kafka_bootstrap, name=unique_token("cw"), pg_port=pg_port, distributed=distributed
-    )
+def _on_own_worker(worker: ConnectDebezium, token: str, pg_port: int) -> list[tuple[str, list[int], bool]]:
     worker.start()
     try:
         return _run(worker, token, pg_port)
@@ -130,7 +127,13 @@ def _ours(kafka_bootstrap: str, token: str, pg_port: int, *, distributed: bool) 
 def test_the_same_requests_restart_the_same_tasks(
     debezium_connect: ConnectDebezium, kafka_bootstrap: str, tokens: list[str], pg_port: int
 ) -> None:
+    """Connect distributed against this worker's distributed mode, Connect's standalone worker (ConnectStandalone)
+    against this worker's default mode."""
     connect = _run(debezium_connect, tokens[0], pg_port)
+    java_standalone = ConnectDebezium(
+        kafka_bootstrap=kafka_bootstrap, name=unique_token("dbzs"), pg_port=pg_port, standalone=True
+    )
+    standalone = _on_own_worker(java_standalone, tokens[1], pg_port)
     # what Connect does, asserted too, so that a change on its side shows here
     assert [(label, restarted) for label, _, restarted in connect] == [
         ("legacy restart", False),
@@ -143,5 +146,8 @@ def test_the_same_requests_restart_the_same_tasks(
         ("restart with tasks", True),
         ("task restart", True),
     ], connect
-    assert _ours(kafka_bootstrap, tokens[1], pg_port, distributed=False) == connect
-    assert _ours(kafka_bootstrap, tokens[2], pg_port, distributed=True) == connect
+    assert standalone == connect
+    ours = OurWorker(kafka_bootstrap=kafka_bootstrap, name=unique_token("cw"), pg_port=pg_port)
+    assert _on_own_worker(ours, tokens[2], pg_port) == standalone
+    ours = OurWorker(kafka_bootstrap=kafka_bootstrap, name=unique_token("cw"), pg_port=pg_port, distributed=True)
+    assert _on_own_worker(ours, tokens[3], pg_port) == connect
