@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
+import math
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
@@ -23,6 +24,7 @@ from connect_worker.api import (
     SourceTask,
 )
 from connect_worker.api.connector import OffsetStorageReader
+from connect_worker.api.javacompat import java_hashmap_order
 from connect_worker.kafka.admin import TopicAdmin
 from connect_worker.kafka.producer import AsyncProducer
 from connect_worker.runtime.config_providers import ConfigTransformer, reverse_transform
@@ -47,6 +49,20 @@ log = logging.getLogger(__name__)
 
 TransformFactory = Callable[[Mapping[str, str]], Transform]
 ProducerFactory = Callable[[str, Mapping[str, str]], AsyncProducer]
+
+
+#: the JDK whose HashMap sizing the task configs' order follows (Connect 4 runs on 17+; its images ship 21)
+CONNECT_JDK = 21
+
+
+def as_connect_builds(generated: Mapping[str, str], task_class: str) -> dict[str, str]:
+    """A generated task config with `task.class`, in the order Connect's maps give it: Worker.connectorTaskConfigs
+    copies it into a `new HashMap<>(taskProps)` and puts `task.class`, AbstractHerder.reverseTransform copies that
+    into another `new HashMap<>`; what a standalone worker answers and what the config topic holds (measured on
+    Connect 4.3.1's ConnectStandalone, GET /connectors/{c}/tasks)."""
+    copied = java_hashmap_order(generated, copy_constructor=True, jdk=CONNECT_JDK)
+    put = java_hashmap_order({**copied, "task.class": task_class}, capacity=math.ceil(len(copied) / 0.75))
+    return java_hashmap_order(put, copy_constructor=True, jdk=CONNECT_JDK)
 
 
 def present(config: Mapping[str, str | None]) -> dict[str, str]:
@@ -194,7 +210,7 @@ class Worker:
                 f"{tasks_max}, the maximum number of tasks it is configured to create. "
             )
         task_class = running.instance.task_class_name()
-        return [self._stored_task_config(running.stored, {**cfg, "task.class": task_class}) for cfg in configs]
+        return [self._stored_task_config(running.stored, as_connect_builds(cfg, task_class)) for cfg in configs]
 
     async def stop_connector_instance(self, name: str) -> None:
         """Stop the connector instance, leaving its tasks running."""
