@@ -37,7 +37,10 @@ DELIBERATE: dict[str, tuple[int, tuple[int, str]]] = {
     "patch offsets null partition": (200, (400, NO_PARTITION)),
     "task restart when stopped": (409, (404, f"Unknown task: {rest_lifecycle.NAME}-0")),
 }
-#: the standalone herder's own words (Connect's StandaloneHerder), where the distributed one says otherwise
+#: the standalone herder's own words (Connect's StandaloneHerder), where the distributed one says otherwise; the
+#: real ConnectStandalone answers the first and third so (measured once), the second with a 500 from its own fault
+#: (a missing `return` after the not-found answer: "Failed to start task nope-0 since it is not a recognizable
+#: type"), which this worker does not copy
 STANDALONE_WORDS: dict[str, tuple[int, str]] = {
     "restart task 1": (404, f"Task {rest_lifecycle.NAME}-1 not found"),
     "restart task of nope": (404, "Connector nope not found"),
