@@ -20,7 +20,7 @@ import contextlib
 import os
 import random
 import struct
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import orjson
@@ -33,6 +33,7 @@ from connectors.postgres.lsn import Lsn
 from connectors.postgres.protocol import pgoutput as pg
 from connectors.postgres.protocol.decoderbufs import decode_row_message
 from connectors.postgres.value_converters.temporal import parse_timetz
+from tests.integration.postgres.acceptance.pg_harness import admin_dsn, create_database
 from tests.worker_support import running_worker, wait_for
 
 pytestmark = pytest.mark.integration
@@ -206,13 +207,13 @@ async def _sleep(seconds: float) -> None:
     await asyncio.sleep(seconds)
 
 
-def connector_config(schema: str, prefix: str, plugin: str) -> dict[str, str]:
+def connector_config(schema: str, prefix: str, plugin: str, dbname: str) -> dict[str, str]:
     return {
         "connector.class": "io.debezium.connector.postgresql.PostgresConnector",
         "database.hostname": "127.0.0.1",
         "database.port": os.environ.get("CW_PG_PORT", "5433"),
         "database.user": "postgres",
-        "database.dbname": "postgres",
+        "database.dbname": dbname,
         "topic.prefix": prefix,
         "plugin.name": plugin,
         "slot.name": prefix,
@@ -300,16 +301,28 @@ def _last_commit(view: dict[str, Any]) -> int | None:
     return None if last is None else int(last)
 
 
+@pytest.fixture
+def own_database(pg_dsn: str, unique_name: str) -> Iterator[str]:
+    """A database of the test's own (its DSN): a slot decodes every transaction of its database and decoderbufs
+    sends the BEGIN/END of each, so another test's or autovacuum's transaction in a shared database would add
+    an empty transaction (and a last-commit position) pgoutput does not have."""
+    port = int(str(psycopg.conninfo.conninfo_to_dict(pg_dsn)["port"]))
+    dsn = create_database(port, unique_name)
+    yield dsn
+    with psycopg.connect(admin_dsn(port), autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{unique_name}" WITH (FORCE)')
+
+
 async def test_decoderbufs_records_equal_pgoutput_records(
-    worker_props: dict[str, str], kafka_bootstrap: str, pg_dsn: str, unique_name: str
+    worker_props: dict[str, str], kafka_bootstrap: str, own_database: str, unique_name: str
 ) -> None:
-    schema = unique_name
+    schema, pg_dsn = unique_name, own_database
     prefix_p, prefix_d = f"{schema}_p", f"{schema}_d"
     worker_props = {**worker_props, "offset.flush.interval.ms": "500"}
     async with tables(pg_dsn, schema), running_worker(worker_props) as (_w, client):
         for prefix, plugin in ((prefix_p, "pgoutput"), (prefix_d, "decoderbufs")):
             r = await client.post(
-                "/connectors", json={"name": prefix, "config": connector_config(schema, prefix, plugin)}
+                "/connectors", json={"name": prefix, "config": connector_config(schema, prefix, plugin, unique_name)}
             )
             assert r.status_code == 201, r.text
         for prefix in (prefix_p, prefix_d):
