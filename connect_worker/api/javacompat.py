@@ -40,6 +40,10 @@ __all__ = [
     "to_float32",
 ]
 
+#: the JDK whose HashMap copy-constructor sizing the copies Kafka Connect's own code makes follow here (Connect 4
+#: runs on 17+, its images ship 21; the differential tests run it on the newest JDK 21+ installed)
+CONNECT_JDK = 21
+
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
 

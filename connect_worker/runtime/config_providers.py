@@ -34,6 +34,7 @@ from typing import Final
 
 from connect_worker.api import ConfigError
 from connect_worker.api.java_regex import java_regex
+from connect_worker.api.javacompat import CONNECT_JDK, java_hashmap_order
 from connect_worker.runtime.properties import load_properties
 
 # Kafka's ConfigTransformer.DEFAULT_PATTERN: ${provider:key} or ${provider:path:key}
@@ -309,9 +310,13 @@ def _missing(ph: Placeholder) -> str:
 
 def reverse_transform(raw: Mapping[str, str], task_configs: Sequence[Mapping[str, str]]) -> list[dict[str, str]]:
     """Task configs as stored: a key whose connector-config value holds a placeholder gets that raw value back
-    (AbstractHerder.reverseTransform), so the config topic never holds a resolved secret."""
+    (AbstractHerder.reverseTransform), so the config topic never holds a resolved secret; each in the order of
+    the `new HashMap<>(config)` that method copies it into."""
     referencing = {k: v for k, v in raw.items() if isinstance(v, str) and has_placeholder(v)}
-    return [{k: referencing.get(k, v) for k, v in cfg.items()} for cfg in task_configs]
+    return [
+        java_hashmap_order({k: referencing.get(k, v) for k, v in cfg.items()}, copy_constructor=True, jdk=CONNECT_JDK)
+        for cfg in task_configs
+    ]
 
 
 def referenced_values(raw: Mapping[str, str], resolved: Mapping[str, str]) -> Iterable[tuple[str, str]]:

@@ -178,6 +178,12 @@ class StandaloneHerder(AbstractHerder):
         self._set_connector_state(c, State.RUNNING)
         return True
 
+    async def _restart_instance(self, c: ConnectorRecord) -> None:
+        """Connect's startConnector with updateConnectorTasks as its callback: the instance to its target state,
+        then the tasks started again only if their configs changed (_update_tasks skips a connector not running)."""
+        await self._instance_to_target(c)
+        await self._update_tasks(c)
+
     def _generated_task_configs(self, c: ConnectorRecord) -> list[dict[str, str]] | None:
         """The task configs the running connector generates now; None when that failed (the connector FAILED)."""
         try:
@@ -271,8 +277,7 @@ class StandaloneHerder(AbstractHerder):
                 await self._worker.stop_connector_instance(c.name)
                 c.config = cfg
                 await self._configs.put_connector_config(name, cfg)
-                if await self._instance_to_target(c):
-                    await self._update_tasks(c)
+                await self._restart_instance(c)
             else:
                 c = self._connectors[name] = ConnectorRecord(name, cfg)
                 await self._configs.put_connector_config(name, cfg, initial_state)
@@ -311,9 +316,7 @@ class StandaloneHerder(AbstractHerder):
             if not request.legacy:
                 plan = restart_plan(await self.connector_status(name), connector=restart_conn, tasks=restart_tasks)
             if request.legacy:  # Connect's restartConnector: the connector only, then its tasks if changed
-                c.trace = None
-                if await self._instance_to_target(c):
-                    await self._update_tasks(c)
+                await self._restart_instance(c)
             elif restart_conn and restart_tasks == sorted(c.task_states):
                 await self._worker.stop_connector(c.name)
                 c.task_states.clear()

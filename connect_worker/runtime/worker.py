@@ -24,7 +24,7 @@ from connect_worker.api import (
     SourceTask,
 )
 from connect_worker.api.connector import OffsetStorageReader
-from connect_worker.api.javacompat import java_hashmap_order
+from connect_worker.api.javacompat import CONNECT_JDK, java_hashmap_order
 from connect_worker.kafka.admin import TopicAdmin
 from connect_worker.kafka.producer import AsyncProducer
 from connect_worker.runtime.config_providers import ConfigTransformer, reverse_transform
@@ -51,18 +51,11 @@ TransformFactory = Callable[[Mapping[str, str]], Transform]
 ProducerFactory = Callable[[str, Mapping[str, str]], AsyncProducer]
 
 
-#: the JDK whose HashMap sizing the task configs' order follows (Connect 4 runs on 17+; its images ship 21)
-CONNECT_JDK = 21
-
-
-def as_connect_builds(generated: Mapping[str, str], task_class: str) -> dict[str, str]:
-    """A generated task config with `task.class`, in the order Connect's maps give it: Worker.connectorTaskConfigs
-    copies it into a `new HashMap<>(taskProps)` and puts `task.class`, AbstractHerder.reverseTransform copies that
-    into another `new HashMap<>`; what a standalone worker answers and what the config topic holds (measured on
-    Connect 4.3.1's ConnectStandalone, GET /connectors/{c}/tasks)."""
+def with_task_class(generated: Mapping[str, str], task_class: str) -> dict[str, str]:
+    """A generated task config as Worker.connectorTaskConfigs builds it: copied into a `new HashMap<>(taskProps)`
+    (so in that map's order), then `task.class` put."""
     copied = java_hashmap_order(generated, copy_constructor=True, jdk=CONNECT_JDK)
-    put = java_hashmap_order({**copied, "task.class": task_class}, capacity=math.ceil(len(copied) / 0.75))
-    return java_hashmap_order(put, copy_constructor=True, jdk=CONNECT_JDK)
+    return java_hashmap_order({**copied, "task.class": task_class}, capacity=math.ceil(len(copied) / 0.75))
 
 
 def present(config: Mapping[str, str | None]) -> dict[str, str]:
@@ -142,7 +135,8 @@ class Worker:
         return self._transformer.resolve(given) if self._transformer else given
 
     def _stored_task_config(self, raw: Mapping[str, str], cfg: Mapping[str, str]) -> dict[str, str]:
-        """A task config as the config topic keeps it: placeholders put back (reverseTransform), and any other
+        """A task config as the config topic keeps it: placeholders put back (reverseTransform, in its HashMap's
+        order: what a standalone worker answers, measured on Connect 4.3.1's ConnectStandalone), and any other
         value that embeds a resolved secret written with its placeholder (resolved again at task start)."""
         (restored,) = reverse_transform(raw, [cfg])
         redact = self._transformer.redactor.redact
@@ -210,7 +204,7 @@ class Worker:
                 f"{tasks_max}, the maximum number of tasks it is configured to create. "
             )
         task_class = running.instance.task_class_name()
-        return [self._stored_task_config(running.stored, as_connect_builds(cfg, task_class)) for cfg in configs]
+        return [self._stored_task_config(running.stored, with_task_class(cfg, task_class)) for cfg in configs]
 
     async def stop_connector_instance(self, name: str) -> None:
         """Stop the connector instance, leaving its tasks running."""

@@ -3,7 +3,8 @@ a standalone worker answers GET /connectors/{c}/tasks, and the config topic hold
 
 from __future__ import annotations
 
-from connect_worker.runtime.worker import as_connect_builds
+from connect_worker.runtime.config_providers import reverse_transform
+from connect_worker.runtime.worker import with_task_class
 
 #: the lifecycle session's connector config (tests/differential/rest_lifecycle.py), in the request's order
 CONFIG = {
@@ -50,7 +51,9 @@ MEASURED_PREFIX = [
 
 
 def test_a_task_config_comes_in_the_order_connect_gives_it() -> None:
-    task = as_connect_builds(CONFIG, "io.debezium.connector.postgresql.PostgresConnectorTask")
+    (task,) = reverse_transform(
+        CONFIG, [with_task_class(CONFIG, "io.debezium.connector.postgresql.PostgresConnectorTask")]
+    )
 
     assert task == {**CONFIG, "task.class": "io.debezium.connector.postgresql.PostgresConnectorTask"}
     assert list(task)[: len(MEASURED_PREFIX)] == MEASURED_PREFIX
