@@ -335,7 +335,8 @@ def reap_orphans(*, kafka_bootstrap: str | None = None, pg_port: int | None = No
     """Clean up after test sessions that were killed before their teardown (their Python process is gone):
     stop their Connect worker, drop the PostgreSQL slots and databases and delete the topics they recorded
     (ConnectDebezium.note_token), and remove their run folders after a day. Live sessions are never touched; a
-    PID is only killed when its command line is ConnectDistributed with that run folder's worker.properties."""
+    PID is only killed when its command line is ConnectDistributed or ConnectStandalone with that run folder's
+    worker.properties."""
     runs = STATE_DIR / "runs"
     if not runs.is_dir():
         return
@@ -350,7 +351,7 @@ def reap_orphans(*, kafka_bootstrap: str | None = None, pg_port: int | None = No
             except OSError:
                 cmdline = []
             if str(run_dir / "worker.properties").encode() in cmdline and any(
-                b"ConnectDistributed" in part for part in cmdline
+                main in part for part in cmdline for main in (b"ConnectDistributed", b"ConnectStandalone")
             ):
                 with contextlib.suppress(ProcessLookupError, PermissionError):
                     os.kill(pid, signal.SIGKILL)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 
 import psycopg
 import pytest
@@ -54,17 +55,28 @@ def _slot_pid(conn: psycopg.Connection[tuple[object, ...]], slot: str) -> int | 
     return None if row is None else row[0]  # type: ignore[return-value]
 
 
+def _streaming_pid(conn: psycopg.Connection[tuple[object, ...]], slot: str) -> int | None:
+    """The walsender holding the slot once it streams: while the task creates the slot (and exports its snapshot)
+    the same walsender holds it in state `startup` and lets it go before START_REPLICATION takes it again."""
+    row = conn.execute(
+        "SELECT s.active_pid FROM pg_replication_slots s JOIN pg_stat_replication r ON r.pid = s.active_pid"
+        " WHERE s.slot_name = %s AND r.state = 'streaming'",
+        (slot,),
+    ).fetchone()
+    return None if row is None else row[0]  # type: ignore[return-value]
+
+
 def _settled_pid(worker: ConnectDebezium, conn: psycopg.Connection[tuple[object, ...]], slot: str) -> int:
-    """Once connector and task run and a walsender holds the slot: that walsender's pid."""
+    """Once connector and task run and a walsender streams from the slot: that walsender's pid."""
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
-        pid = _slot_pid(conn, slot)
+        pid = _streaming_pid(conn, slot)
         if pid is not None:
             worker.wait_running(NAME)
-            if _slot_pid(conn, slot) == pid:
+            if _streaming_pid(conn, slot) == pid:
                 return pid
         time.sleep(0.25)
-    raise AssertionError(f"slot {slot} not held by a running task after 120 s\n{worker.log_tail()}")
+    raise AssertionError(f"slot {slot} not streamed by a running task after 120 s\n{worker.log_tail()}")
 
 
 def _run(worker: ConnectDebezium, token: str, pg_port: int) -> list[tuple[str, list[int], bool]]:
@@ -128,12 +140,23 @@ def test_the_same_requests_restart_the_same_tasks(
     debezium_connect: ConnectDebezium, kafka_bootstrap: str, tokens: list[str], pg_port: int
 ) -> None:
     """Connect distributed against this worker's distributed mode, Connect's standalone worker (ConnectStandalone)
-    against this worker's default mode."""
-    connect = _run(debezium_connect, tokens[0], pg_port)
+    against this worker's default mode. The four workers run their steps at the same time (each on its own
+    database, slot and topics): the steps wait out fixed windows, so one after the other took four times as long."""
     java_standalone = ConnectDebezium(
         kafka_bootstrap=kafka_bootstrap, name=unique_token("dbzs"), pg_port=pg_port, standalone=True
     )
-    standalone = _on_own_worker(java_standalone, tokens[1], pg_port)
+    ours = OurWorker(kafka_bootstrap=kafka_bootstrap, name=unique_token("cw"), pg_port=pg_port)
+    ours_distributed = OurWorker(
+        kafka_bootstrap=kafka_bootstrap, name=unique_token("cw"), pg_port=pg_port, distributed=True
+    )
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        runs = [
+            pool.submit(_run, debezium_connect, tokens[0], pg_port),
+            pool.submit(_on_own_worker, java_standalone, tokens[1], pg_port),
+            pool.submit(_on_own_worker, ours, tokens[2], pg_port),
+            pool.submit(_on_own_worker, ours_distributed, tokens[3], pg_port),
+        ]
+        connect, standalone, ours_standalone, ours_cluster = (run.result() for run in runs)
     # what Connect does, asserted too, so that a change on its side shows here
     assert [(label, restarted) for label, _, restarted in connect] == [
         ("legacy restart", False),
@@ -147,7 +170,5 @@ def test_the_same_requests_restart_the_same_tasks(
         ("task restart", True),
     ], connect
     assert standalone == connect
-    ours = OurWorker(kafka_bootstrap=kafka_bootstrap, name=unique_token("cw"), pg_port=pg_port)
-    assert _on_own_worker(ours, tokens[2], pg_port) == standalone
-    ours = OurWorker(kafka_bootstrap=kafka_bootstrap, name=unique_token("cw"), pg_port=pg_port, distributed=True)
-    assert _on_own_worker(ours, tokens[3], pg_port) == connect
+    assert ours_standalone == standalone
+    assert ours_cluster == connect
