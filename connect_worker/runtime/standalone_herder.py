@@ -317,20 +317,25 @@ class StandaloneHerder(AbstractHerder):
                 plan = restart_plan(await self.connector_status(name), connector=restart_conn, tasks=restart_tasks)
             if request.legacy:  # Connect's restartConnector: the connector only, then its tasks if changed
                 await self._restart_instance(c)
-            elif restart_conn and restart_tasks == sorted(c.task_states):
-                await self._worker.stop_connector(c.name)
-                c.task_states.clear()
-                c.trace = None
-                await self._start_connector(name)
-            else:
-                if restart_conn:
-                    await self._instance_to_target(c)
-                for i in restart_tasks:
-                    await self._restart_task(c, i)
+                return plan
+            # Connect's restartConnectorAndTasks: what the plan names is stopped, then started again, the tasks
+            # from their stored configs (a full restart generates none, and a connector that fails to start
+            # again leaves its tasks started all the same)
+            if restart_conn:
+                await self._worker.stop_connector_instance(c.name)
+            for i in restart_tasks:
+                await self._worker.stop_task(ConnectorTaskId(c.name, i))
+            if restart_conn:
+                await self._instance_to_target(c)
+            for i in restart_tasks:
+                await self._start_stored_task(c, i)
             return plan
 
     async def _restart_task(self, c: ConnectorRecord, index: int) -> None:
         await self._worker.stop_task(ConnectorTaskId(c.name, index))
+        await self._start_stored_task(c, index)
+
+    async def _start_stored_task(self, c: ConnectorRecord, index: int) -> None:
         props = self._configs.snapshot.tasks.get(c.name, [])
         if index < len(props) and self._target(c.name) is not TargetState.STOPPED:
             await self._start_task(c, index, props[index])

@@ -366,6 +366,29 @@ async def test_restart_with_tasks_answers_the_plan_and_restarts_everything(rig: 
     assert await states(rig.herder) == ("RUNNING", ["RUNNING", "RUNNING"])
 
 
+async def test_restart_with_tasks_starts_them_from_their_stored_configs(rig: HerderRig) -> None:
+    """Connect's restartConnectorAndTasks generates no task configs: the tasks start again with the stored ones,
+    even when the connector would now generate others, or fails to start again."""
+    await create(rig)
+    stored = [dict(t) for t in rig.configs.snapshot.tasks["c"]]
+    rig.worker.task_config_override["c"] = [{"topic": "u", "task.number": "0"}]
+    tasks = dict(rig.worker.tasks("c"))
+
+    await rig.herder.restart_connector("c", include_tasks=True, only_failed=False)
+
+    assert rig.configs.snapshot.tasks["c"] == stored
+    assert [rig.worker.tasks("c")[i].props for i in (0, 1)] == stored
+    assert all(t.stopped for t in tasks.values())
+    assert await states(rig.herder) == ("RUNNING", ["RUNNING", "RUNNING"])
+
+    rig.worker.start_errors["c"] = RuntimeError("the source is gone")
+    await rig.herder.restart_connector("c", include_tasks=True, only_failed=False)
+
+    assert rig.worker.connector_starts == ["c", "c", "c"]
+    assert await states(rig.herder) == ("FAILED", ["RUNNING", "RUNNING"])
+    assert [rig.worker.tasks("c")[i].props for i in (0, 1)] == stored
+
+
 async def test_restart_only_failed_tasks(rig: HerderRig) -> None:
     await create(rig)
     tasks = dict(rig.worker.tasks("c"))
