@@ -20,7 +20,7 @@ import contextlib
 import os
 import random
 import struct
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from typing import Any
 
 import orjson
@@ -33,7 +33,6 @@ from connectors.postgres.lsn import Lsn
 from connectors.postgres.protocol import pgoutput as pg
 from connectors.postgres.protocol.decoderbufs import decode_row_message
 from connectors.postgres.value_converters.temporal import parse_timetz
-from tests.integration.postgres.acceptance.pg_harness import admin_dsn, create_database
 from tests.worker_support import running_worker, wait_for
 
 pytestmark = pytest.mark.integration
@@ -301,18 +300,6 @@ def _last_commit(view: dict[str, Any]) -> int | None:
     return None if last is None else int(last)
 
 
-@pytest.fixture
-def own_database(pg_dsn: str, unique_name: str) -> Iterator[str]:
-    """A database of the test's own (its DSN): a slot decodes every transaction of its database and decoderbufs
-    sends the BEGIN/END of each, so another test's or autovacuum's transaction in a shared database would add
-    an empty transaction (and a last-commit position) pgoutput does not have."""
-    port = int(str(psycopg.conninfo.conninfo_to_dict(pg_dsn)["port"]))
-    dsn = create_database(port, unique_name)
-    yield dsn
-    with psycopg.connect(admin_dsn(port), autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{unique_name}" WITH (FORCE)')
-
-
 async def test_decoderbufs_records_equal_pgoutput_records(
     worker_props: dict[str, str], kafka_bootstrap: str, own_database: str, unique_name: str
 ) -> None:
@@ -416,8 +403,10 @@ async def test_decoderbufs_records_equal_pgoutput_records(
 # -- message level: the adapter's text against pgoutput's, value by value -------------------------------------
 
 
-async def test_adapter_text_equals_pgoutput_text(pg_dsn: str, unique_name: str) -> None:
-    schema = unique_name
+async def test_adapter_text_equals_pgoutput_text(own_database: str, unique_name: str) -> None:
+    """decoderbufs has no publication: its slot decodes every table of the database, so another test's insert in
+    a shared database would be one more row here."""
+    schema, pg_dsn = unique_name, own_database
     rnd = random.Random(7)
     f4 = [struct.unpack("<f", struct.pack("<I", rnd.getrandbits(32)))[0] for _ in range(1500)]
     f8 = [struct.unpack("<d", struct.pack("<Q", rnd.getrandbits(64)))[0] for _ in range(1500)]

@@ -48,6 +48,7 @@ from connectors.postgres.replication import (
     SnapshotAction,
     fetch_slot_info,
 )
+from tests.integration.postgres.conftest import run_cleanup
 from tests.worker_support import wait_for
 
 pytestmark = pytest.mark.integration
@@ -374,44 +375,49 @@ async def test_pgoutput_v2_streams_large_and_aborted_transactions(
 # -- decoderbufs ------------------------------------------------------------------------------------------
 
 
-async def test_decoderbufs(
-    pg_dsn: str, unique_name: str, sql: psycopg.AsyncConnection[Any], cleanup: list[str]
-) -> None:
-    t_def, _, _ = await setup_tables(sql, cleanup, unique_name)
-    slot = unique_name + "_s"
-    big = "y" * 3000
-    async with await ReplicationConnection.connect(pg_dsn) as repl:
-        await new_slot(repl, cleanup, slot, plugin="decoderbufs")
-        async with sql.transaction():
-            await sql.execute(f"INSERT INTO {t_def} VALUES (1, 'a', %s)".encode(), [big])
-            await sql.execute(f"UPDATE {t_def} SET name = NULL WHERE id = 1".encode())
-            await sql.execute(f"DELETE FROM {t_def} WHERE id = 1".encode())
+async def test_decoderbufs(own_database: str, unique_name: str) -> None:
+    """In a database of its own: decoderbufs sends every transaction of its database, so another test's commit
+    in a shared one would come first here as an empty transaction."""
+    pg_dsn, cleanup = own_database, list[str]()
+    async with await psycopg.AsyncConnection.connect(pg_dsn, autocommit=True) as sql:
+        try:
+            t_def, _, _ = await setup_tables(sql, cleanup, unique_name)
+            slot = unique_name + "_s"
+            big = "y" * 3000
+            async with await ReplicationConnection.connect(pg_dsn) as repl:
+                await new_slot(repl, cleanup, slot, plugin="decoderbufs")
+                async with sql.transaction():
+                    await sql.execute(f"INSERT INTO {t_def} VALUES (1, 'a', %s)".encode(), [big])
+                    await sql.execute(f"UPDATE {t_def} SET name = NULL WHERE id = 1".encode())
+                    await sql.execute(f"DELETE FROM {t_def} WHERE id = 1".encode())
 
-        stream = await repl.start_replication(slot, DecoderbufsPlugin())
-        items = await collect(stream, lambda m: isinstance(m, dbufs.TxCommit))
-        assert kinds(items) == ["TxBegin", "RowChange", "RowChange", "RowChange", "TxCommit"]
-        begin, ins, upd, dele, commit = (m for _, m in items)
-        assert begin.xid == commit.xid == ins.xid and begin.xid > 0
-        assert all(lsn > Lsn.ZERO for lsn, _ in items)
+                stream = await repl.start_replication(slot, DecoderbufsPlugin())
+                items = await collect(stream, lambda m: isinstance(m, dbufs.TxCommit))
+                assert kinds(items) == ["TxBegin", "RowChange", "RowChange", "RowChange", "TxCommit"]
+                begin, ins, upd, dele, commit = (m for _, m in items)
+                assert begin.xid == commit.xid == ins.xid and begin.xid > 0
+                assert all(lsn > Lsn.ZERO for lsn, _ in items)
 
-        assert ins.op is dbufs.Op.INSERT and ins.table == f"public.{t_def}"
-        assert ins.new_tuple == (
-            dbufs.Datum("id", 23, 1),
-            dbufs.Datum("name", 25, "a"),
-            dbufs.Datum("big", 25, big),
-        )
-        assert [t.modifier for t in ins.new_typeinfo] == ["integer", "text", "text"]
-        assert [t.value_optional for t in ins.new_typeinfo] == [False, True, True]
+                assert ins.op is dbufs.Op.INSERT and ins.table == f"public.{t_def}"
+                assert ins.new_tuple == (
+                    dbufs.Datum("id", 23, 1),
+                    dbufs.Datum("name", 25, "a"),
+                    dbufs.Datum("big", 25, big),
+                )
+                assert [t.modifier for t in ins.new_typeinfo] == ["integer", "text", "text"]
+                assert [t.value_optional for t in ins.new_typeinfo] == [False, True, True]
 
-        assert upd.op is dbufs.Op.UPDATE
-        assert [d.value for d in upd.new_tuple] == [1, None, UNCHANGED_TOAST]
-        assert upd.new_tuple[2].value is UNCHANGED_TOAST
+                assert upd.op is dbufs.Op.UPDATE
+                assert [d.value for d in upd.new_tuple] == [1, None, UNCHANGED_TOAST]
+                assert upd.new_tuple[2].value is UNCHANGED_TOAST
 
-        assert dele.op is dbufs.Op.DELETE and dele.new_tuple == ()
-        assert dele.old_tuple[0] == dbufs.Datum("id", 23, 1)
+                assert dele.op is dbufs.Op.DELETE and dele.new_tuple == ()
+                assert dele.old_tuple[0] == dbufs.Datum("id", 23, 1)
 
-        stream.confirm(items[-1][0])
-        await stream.stop()
+                stream.confirm(items[-1][0])
+                await stream.stop()
+        finally:
+            await run_cleanup(sql, cleanup)
 
 
 # -- keepalives, errors -----------------------------------------------------------------------------------
