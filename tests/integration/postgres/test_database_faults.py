@@ -17,7 +17,6 @@ import os
 import subprocess
 import tempfile
 import time
-import uuid
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -26,10 +25,10 @@ from typing import Any
 import orjson
 import psycopg
 import pytest
-from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaException, TopicPartition
 
 from connect_worker.kafka.reader import read_to_end
 from tests.integration.postgres.test_database_restart import Loader
+from tests.topic_tail import TopicTail
 from tests.worker_support import (
     EXACTLY_ONCE_CONNECTOR,
     drop_slot_and_database,
@@ -111,52 +110,10 @@ async def ids_in(bootstrap: str, topic: str, op: str | None = None) -> list[int]
     return out
 
 
-class IdsSeen:
-    """The ids of a topic's committed records (read_committed, as ids_in), read on from where the last look ended:
-    the waits below look every 0.2 s at a topic that grows to 400,000 records, and reading it from its start at
-    each look took seconds and competed with the worker for the machine's two cores."""
-
-    def __init__(self, bootstrap: str, topic: str) -> None:
-        self._topic = topic
-        self._consumer = Consumer(
-            {
-                "bootstrap.servers": bootstrap,
-                "group.id": f"ids-seen-{uuid.uuid4()}",
-                "enable.auto.commit": False,
-                "enable.partition.eof": False,
-                "isolation.level": "read_committed",
-            }
-        )
-        self._partitions: list[TopicPartition] = []
-        self.ids: list[int] = []
-
-    def _read_on(self) -> list[int]:
-        """On to the partitions' ends as they are when called (as read_to_end: a snapshot writing meanwhile must
-        not keep the look going)."""
-        if not self._partitions:
-            meta = self._consumer.list_topics(self._topic, timeout=10).topics.get(self._topic)
-            if meta is None or meta.error is not None or not meta.partitions:
-                return self.ids  # not created yet
-            self._partitions = [TopicPartition(self._topic, p, OFFSET_BEGINNING) for p in meta.partitions]
-            self._consumer.assign(self._partitions)
-        ends = {tp.partition: self._consumer.get_watermark_offsets(tp, timeout=10)[1] for tp in self._partitions}
-        deadline = time.monotonic() + 60
-        while any(tp.offset < ends[tp.partition] for tp in self._consumer.position(self._partitions)):
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"{self._topic} not read to its end in 60 s")
-            for m in self._consumer.consume(num_messages=10000, timeout=0.2):
-                if m.error() is not None:
-                    raise KafkaException(m.error())
-                value = m.value()
-                if value:
-                    self.ids.append(orjson.loads(value)["after"]["id"])
-        return self.ids
-
-    async def read_on(self) -> list[int]:
-        return await asyncio.to_thread(self._read_on)
-
-    def close(self) -> None:
-        self._consumer.close()
+async def ids_read_on(tail: TopicTail) -> list[int]:
+    """The ids of the records a TopicTail has read, after it read on (the waits below look every 0.2 s at a topic
+    growing to 400,000 records, which ids_in would read from its start at each look)."""
+    return [orjson.loads(r.value)["after"]["id"] for r in await tail.read_on() if r.value]
 
 
 async def task_running(client: Any, name: str) -> bool:
@@ -223,13 +180,13 @@ async def test_restart_mid_snapshot(
     name, exactly_once, rows = unique_name, mode == "exactly-once", 200_000
     dsn = create_database(cluster, name, rows)
     topic = f"{name}.public.captured"
-    seen = IdsSeen(kafka_bootstrap, topic)
+    seen = TopicTail(kafka_bootstrap, topic)
     try:
         async with running_worker(props_for(worker_props, name, exactly_once)) as (_worker, client):
             config = connector_config(cluster, name, exactly_once, **{"snapshot.fetch.size": "2000"})
             answer = await client.post("/connectors", json={"name": name, "config": config})
             assert answer.status_code == 201, answer.text
-            await wait_for(lambda: _at_least(seen.read_on(), 10_000), 60)
+            await wait_for(lambda: _at_least(ids_read_on(seen), 10_000), 60)
             await asyncio.to_thread(cluster.run, "stop", "fast")
             cut_at = len(await ids_in(kafka_bootstrap, topic))
             await asyncio.sleep(2)
@@ -237,7 +194,7 @@ async def test_restart_mid_snapshot(
             with psycopg.connect(dsn, autocommit=True) as conn:
                 conn.execute("INSERT INTO public.captured SELECT g, 'after' FROM generate_series(1, 500) g")
             expected = set(range(-rows, 0)) | set(range(1, 501))
-            await wait_for(lambda: _holds(seen.read_on(), expected), 180)
+            await wait_for(lambda: _holds(ids_read_on(seen), expected), 180)
             assert await task_running(client, name)
             await client.delete(f"/connectors/{name}")
     finally:
