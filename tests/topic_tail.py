@@ -35,7 +35,8 @@ class TopicTail:
         #: every record read so far, in each partition's offset order
         self.records: list[TopicRecord] = []
 
-    def _read_on(self) -> list[TopicRecord]:
+    def read_on_blocking(self) -> list[TopicRecord]:
+        """read_on for a test without an event loop."""
         if not self._partitions:
             meta = self._consumer.list_topics(self.topic, timeout=10).topics.get(self.topic)
             if meta is None or meta.error is not None or not meta.partitions:
@@ -60,7 +61,7 @@ class TopicTail:
 
     async def read_on(self) -> list[TopicRecord]:
         """Every record read so far, after reading on to the end offsets of now."""
-        return await asyncio.to_thread(self._read_on)
+        return await asyncio.to_thread(self.read_on_blocking)
 
     def close(self) -> None:
         self._consumer.close()
