@@ -10,7 +10,7 @@ import uuid
 from collections.abc import Mapping
 from typing import Any
 
-from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError, KafkaException, TopicPartition
+from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError, KafkaException, Message, TopicPartition
 
 from connect_worker.api import RetriableError
 
@@ -29,6 +29,15 @@ class TopicRecord:
     key: bytes | None
     value: bytes | None
     headers: tuple[tuple[str, bytes | None], ...] = ()
+
+
+def record_of(m: Message) -> TopicRecord:
+    """A consumed message as a TopicRecord, its header values as bytes (or None)."""
+    p, off = m.partition(), m.offset()
+    assert p is not None and off is not None
+    raw_headers: list[tuple[str, Any]] = list(m.headers() or [])  # type: ignore[arg-type]
+    headers = tuple((k, v if isinstance(v, bytes | None) else str(v).encode()) for k, v in raw_headers)
+    return TopicRecord(p, off, m.key(), m.value(), headers)
 
 
 def _watermarks(consumer: Consumer, tp: TopicPartition, timeout: float) -> tuple[int, int]:
@@ -83,13 +92,10 @@ def _read_to_end(config: Mapping[str, Any], topic: str, timeout: float) -> list[
             for m in batch:
                 if m.error() is not None:
                     raise KafkaException(m.error())
-                p, off = m.partition(), m.offset()
-                assert p is not None and off is not None
-                if off >= ends[p]:  # written after the call: a fetch may return more, and may end mid-transaction
-                    continue
-                raw_headers: list[tuple[str, Any]] = list(m.headers() or [])  # type: ignore[arg-type]
-                headers = tuple((k, v if isinstance(v, bytes | None) else str(v).encode()) for k, v in raw_headers)
-                out.append(TopicRecord(p, off, m.key(), m.value(), headers))
+                record = record_of(m)
+                if record.offset >= ends[record.partition]:  # written after the call: a fetch may return more,
+                    continue  # and may end mid-transaction
+                out.append(record)
             # the position, not the last record: transaction markers and aborted records take offsets too and
             # are never returned, and the consumer's position moves past them
             for tp in consumer.position([TopicPartition(topic, p) for p in remaining]):

@@ -14,7 +14,7 @@ from typing import Any
 from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaException, TopicPartition
 
 from connect_worker.api import RetriableError
-from connect_worker.kafka.reader import TopicRecord, _watermarks
+from connect_worker.kafka.reader import TopicRecord, _watermarks, record_of
 
 log = logging.getLogger(__name__)
 
@@ -81,9 +81,7 @@ class TopicTail:
                     if m.error() is not None:
                         log.warning("reading %s: %s", self.topic, m.error())
                         continue
-                    p, off = m.partition(), m.offset()
-                    assert p is not None and off is not None
-                    records.append(TopicRecord(p, off, m.key(), m.value()))
+                    records.append(record_of(m))
                 positions = {
                     tp.partition: tp.offset for tp in consumer.position(consumer.assignment()) if tp.offset >= 0
                 }

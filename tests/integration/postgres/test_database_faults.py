@@ -27,8 +27,8 @@ import psycopg
 import pytest
 
 from connect_worker.kafka.reader import read_to_end
+from tests.growing_topic import GrowingTopic
 from tests.integration.postgres.test_database_restart import Loader
-from tests.topic_tail import TopicTail
 from tests.worker_support import (
     EXACTLY_ONCE_CONNECTOR,
     drop_slot_and_database,
@@ -110,8 +110,8 @@ async def ids_in(bootstrap: str, topic: str, op: str | None = None) -> list[int]
     return out
 
 
-async def ids_read_on(tail: TopicTail) -> list[int]:
-    """The ids of the records a TopicTail has read, after it read on (the waits below look every 0.2 s at a topic
+async def ids_read_on(tail: GrowingTopic) -> list[int]:
+    """The ids of the records a GrowingTopic has read, after it read on (the waits below look every 0.2 s at a topic
     growing to 400,000 records, which ids_in would read from its start at each look)."""
     return [orjson.loads(r.value)["after"]["id"] for r in await tail.read_on() if r.value]
 
@@ -180,7 +180,7 @@ async def test_restart_mid_snapshot(
     name, exactly_once, rows = unique_name, mode == "exactly-once", 200_000
     dsn = create_database(cluster, name, rows)
     topic = f"{name}.public.captured"
-    seen = TopicTail(kafka_bootstrap, topic)
+    seen = GrowingTopic(kafka_bootstrap, topic)
     try:
         async with running_worker(props_for(worker_props, name, exactly_once)) as (_worker, client):
             config = connector_config(cluster, name, exactly_once, **{"snapshot.fetch.size": "2000"})
@@ -198,7 +198,7 @@ async def test_restart_mid_snapshot(
             assert await task_running(client, name)
             await client.delete(f"/connectors/{name}")
     finally:
-        seen.close()
+        await seen.aclose()
         await asyncio.to_thread(_drop, cluster, name)
     ids = await ids_in(kafka_bootstrap, topic)
     counts = Counter(ids)

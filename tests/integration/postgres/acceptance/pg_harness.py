@@ -23,7 +23,7 @@ from confluent_kafka.admin import AdminClient
 
 from connect_worker.kafka.reader import TopicRecord, read_to_end
 from tests import names
-from tests.topic_tail import TopicTail
+from tests.growing_topic import GrowingTopic
 
 PG_HOST = "127.0.0.1"
 PG_PORT: Final = int(os.environ.get("CW_PG_PORT", "5433"))
@@ -270,7 +270,7 @@ class Harness:
     async def records(self, topic: str, at_least: int, timeout: float = 45.0, settle: float = 0.0) -> list[TopicRecord]:
         """At least `at_least` records of `topic` (then `settle` more seconds for extras that should not come)."""
 
-        tail = TopicTail(self.bootstrap, topic)  # reads on at each look instead of from the start
+        tail = GrowingTopic(self.bootstrap, topic)  # reads on at each look instead of from the start
 
         async def enough() -> list[TopicRecord]:
             got = await tail.read_on()
@@ -282,7 +282,7 @@ class Harness:
             have = await self.read(topic)
             raise AssertionError(f"{topic}: {len(have)} records, wanted {at_least}") from e
         finally:
-            tail.close()
+            await tail.aclose()
         if settle:
             await asyncio.sleep(settle)
             got = await self.read(topic)

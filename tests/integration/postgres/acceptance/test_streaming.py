@@ -29,7 +29,7 @@ import pytest_asyncio
 
 from connect_worker.api import ConfigError
 from connect_worker.kafka.reader import TopicRecord, read_to_end
-from tests.topic_tail import TopicTail
+from tests.growing_topic import GrowingTopic
 from tests.worker_support import running_worker, worker_properties
 
 from .streaming_support import (
@@ -850,37 +850,37 @@ async def test_kill_9_during_an_incremental_snapshot_resumes_from_the_stored_chu
         return read_ids(await read_to_end({"bootstrap.servers": kafka_bootstrap}, topic))
 
     # the waits read on from their last look instead of the whole topic
-    with contextlib.closing(TopicTail(kafka_bootstrap, topic)) as tail:
-        async with _worker_processes(cap, name, kafka_bootstrap) as procs:
-            first = _spawn(cmd)
-            procs.append(first)
-            await asyncio.to_thread(_wait_healthy, first, port)
-            await until(cap.slot_streaming, 30, "streaming started")
-            await cap.tx(
-                "INSERT INTO public.dbz_signal VALUES"
-                " ('s1', 'execute-snapshot', '{\"data-collections\": [\"public.items\"]}')"
-            )
+    tail = GrowingTopic(kafka_bootstrap, topic)
+    async with contextlib.aclosing(tail), _worker_processes(cap, name, kafka_bootstrap) as procs:
+        first = _spawn(cmd)
+        procs.append(first)
+        await asyncio.to_thread(_wait_healthy, first, port)
+        await until(cap.slot_streaming, 30, "streaming started")
+        await cap.tx(
+            "INSERT INTO public.dbz_signal VALUES"
+            " ('s1', 'execute-snapshot', '{\"data-collections\": [\"public.items\"]}')"
+        )
 
-            async def some() -> bool:
-                return len(read_ids(await tail.read_on())) >= 2000
+        async def some() -> bool:
+            return len(read_ids(await tail.read_on())) >= 2000
 
-            await until(some, 60, "part of the snapshot delivered before the kill")
-            first.send_signal(signal.SIGKILL)
-            await asyncio.to_thread(first.wait, 10)
-            before = await reads()
-            assert len(set(before)) < rows, "the snapshot ended before the kill"
+        await until(some, 60, "part of the snapshot delivered before the kill")
+        first.send_signal(signal.SIGKILL)
+        await asyncio.to_thread(first.wait, 10)
+        before = await reads()
+        assert len(set(before)) < rows, "the snapshot ended before the kill"
 
-            second = _spawn(cmd)
-            procs.append(second)
-            await asyncio.to_thread(_wait_healthy, second, port)
+        second = _spawn(cmd)
+        procs.append(second)
+        await asyncio.to_thread(_wait_healthy, second, port)
 
-            async def complete() -> bool:
-                return set(read_ids(await tail.read_on())) == set(range(1, rows + 1))
+        async def complete() -> bool:
+            return set(read_ids(await tail.read_on())) == set(range(1, rows + 1))
 
-            await until(complete, 180, "every row read after the restart")
-            after = await reads()
-            assert after.count(1) == 1, "the restarted worker began the table again"
-            # repeats: what was written after the last committed offset, plus the chunk read again from its key
-            assert len(after) - rows < len(before), (len(after), len(before))
-            second.send_signal(signal.SIGTERM)
-            assert await asyncio.to_thread(second.wait, 60) == 0
+        await until(complete, 180, "every row read after the restart")
+        after = await reads()
+        assert after.count(1) == 1, "the restarted worker began the table again"
+        # repeats: what was written after the last committed offset, plus the chunk read again from its key
+        assert len(after) - rows < len(before), (len(after), len(before))
+        second.send_signal(signal.SIGTERM)
+        assert await asyncio.to_thread(second.wait, 60) == 0
