@@ -40,10 +40,11 @@ def record_of(m: Message) -> TopicRecord:
     return TopicRecord(p, off, m.key(), m.value(), headers)
 
 
-def _watermarks(consumer: Consumer, tp: TopicPartition, timeout: float) -> tuple[int, int]:
-    """The partition's low/high offsets, retrying while leadership settles (a topic just created). The reading
-    consumer is read_committed, so "high" is the last stable offset: an open transaction (a producer killed in
-    the middle of one) ends the read where it begins instead of holding it until the transaction is aborted."""
+def watermarks(consumer: Consumer, tp: TopicPartition, timeout: float) -> tuple[int, int]:
+    """The partition's low/high offsets, retrying while leadership settles (a topic just created). For a
+    read_committed consumer (the reader's and the tail's) "high" is the last stable offset: an open transaction (a
+    producer killed in the middle of one) ends the read where it begins instead of holding it until the
+    transaction is aborted."""
     deadline = time.monotonic() + timeout
     while True:
         try:
@@ -75,7 +76,7 @@ def _read_to_end(config: Mapping[str, Any], topic: str, timeout: float) -> list[
         remaining: dict[int, int] = {}
         assignment: list[TopicPartition] = []
         for p in meta.partitions:
-            low, high = _watermarks(consumer, TopicPartition(topic, p), timeout)
+            low, high = watermarks(consumer, TopicPartition(topic, p), timeout)
             if high > low:
                 remaining[p] = high
                 assignment.append(TopicPartition(topic, p, OFFSET_BEGINNING))

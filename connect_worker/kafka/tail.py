@@ -14,7 +14,7 @@ from typing import Any
 from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaException, TopicPartition
 
 from connect_worker.api import RetriableError
-from connect_worker.kafka.reader import TopicRecord, _watermarks, record_of
+from connect_worker.kafka.reader import TopicRecord, record_of, watermarks
 
 log = logging.getLogger(__name__)
 
@@ -110,7 +110,7 @@ class TopicTail:
         """Each partition's (low, high) watermarks; high is the last stable offset (read_committed)."""
         probe = self._probe
         assert probe is not None
-        return {p: _watermarks(probe, TopicPartition(self.topic, p), 30) for p in self._partitions}
+        return {p: watermarks(probe, TopicPartition(self.topic, p), 30) for p in self._partitions}
 
     async def read_to_end(self, timeout: float = 30.0) -> None:
         """Return once every record in the topic now has been handed to the callback."""

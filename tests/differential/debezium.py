@@ -37,6 +37,7 @@ import psycopg
 from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError, TopicPartition
 from confluent_kafka.admin import AdminClient
 
+from connect_worker.kafka.reader import watermarks
 from tests import names
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -520,7 +521,7 @@ def read_topic(bootstrap: str, topic: str, *, timeout: float = 30.0) -> list[Cap
     try:
         ends: dict[int, int] = {}
         for p in _partitions(consumer, topic, deadline):
-            low, high = consumer.get_watermark_offsets(TopicPartition(topic, p), timeout=10)
+            low, high = watermarks(consumer, TopicPartition(topic, p), 10)
             if high > low:
                 ends[p] = high
         consumer.assign([TopicPartition(topic, p, OFFSET_BEGINNING) for p in ends])

@@ -27,6 +27,7 @@ import psycopg
 from confluent_kafka import Consumer, TopicPartition
 from confluent_kafka.admin import AdminClient
 
+from connect_worker.kafka.reader import watermarks
 from tests import names
 from tests.differential.debezium import (
     CapturedRecord,
@@ -270,7 +271,7 @@ def _count(bootstrap: str, topic: str) -> int:
         md = consumer.list_topics(topic=topic, timeout=5).topics.get(topic)
         if md is None or md.error is not None:
             return 0
-        return sum(consumer.get_watermark_offsets(TopicPartition(topic, p), timeout=5)[1] for p in md.partitions)
+        return sum(watermarks(consumer, TopicPartition(topic, p), 5)[1] for p in md.partitions)
     finally:
         consumer.close()
 

@@ -23,7 +23,7 @@ import httpx
 import pytest
 from confluent_kafka import OFFSET_BEGINNING, Consumer, TopicPartition
 
-from connect_worker.kafka.reader import read_to_end
+from connect_worker.kafka.reader import read_to_end, watermarks
 
 from .test_cli import free_port, wait_http, write_worker_props
 
@@ -44,7 +44,7 @@ def uncommitted_count(bootstrap: str, topic: str) -> int:
     )
     try:
         tp = TopicPartition(topic, 0, OFFSET_BEGINNING)
-        _, high = consumer.get_watermark_offsets(tp, timeout=10)
+        _, high = watermarks(consumer, tp, 10)
         consumer.assign([tp])
         n = 0
         deadline = time.monotonic() + 30
