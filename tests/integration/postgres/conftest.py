@@ -1,5 +1,5 @@
 """Fixtures of the PostgreSQL integration tests: a plain SQL connection, end-of-test clean-up, a database of the
-test's own."""
+test's own, a private cluster to stop and start."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ import pytest
 
 from connectors.postgres.replication import fetch_slot_info
 from tests.integration.postgres.acceptance.pg_harness import admin_dsn, create_database
+from tests.integration.postgres.private_cluster import Cluster
 
 
 @pytest.fixture
@@ -49,6 +50,18 @@ def own_database(pg_dsn: str, unique_name: str) -> Iterator[str]:
     yield dsn
     with psycopg.connect(admin_dsn(port), autocommit=True) as conn:
         conn.execute(f'DROP DATABASE IF EXISTS "{unique_name}" WITH (FORCE)')
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[Cluster]:
+    """A private PostgreSQL cluster, started, for a module whose tests stop and start their database."""
+    c = Cluster()
+    try:
+        c.run("start")
+        yield c
+    finally:
+        with contextlib.suppress(Exception):
+            c.remove()
 
 
 async def drop_slot_when_released(sql: psycopg.AsyncConnection[Any], slot: str) -> None:

@@ -1,5 +1,5 @@
 """PostgreSQL restarted under a running connector (issue 19, faults), in both delivery modes, on a private cluster
-of the devstack's kind (devstack/postgres.sh with its own state folder and port), so the other tests keep theirs.
+(the `cluster` fixture, tests/integration/postgres/private_cluster.py), so the other tests keep theirs.
 
 - Mid-stream, fast and immediate shutdown (immediate: no checkpoint, crash recovery when it starts again): the
   connector reconnects by itself (`retriable.restart.connector.wait.ms`) and resumes from the last position it
@@ -12,14 +12,7 @@ of the devstack's kind (devstack/postgres.sh with its own state folder and port)
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import os
-import subprocess
-import tempfile
-import time
 from collections import Counter
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import orjson
@@ -28,53 +21,18 @@ import pytest
 
 from connect_worker.kafka.reader import read_to_end
 from tests.growing_topic import GrowingTopic
+from tests.integration.postgres.private_cluster import Cluster
 from tests.integration.postgres.test_database_restart import Loader
 from tests.worker_support import (
     EXACTLY_ONCE_CONNECTOR,
     drop_slot_and_database,
     exactly_once_worker,
-    free_port,
     postgres_connector,
     running_worker,
     wait_for,
 )
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(400)]
-
-ROOT = Path(__file__).resolve().parents[3]
-POSTGRES_SH = ROOT / "devstack" / "postgres.sh"
-
-
-class Cluster:
-    """A private PostgreSQL 15 cluster (initdb'd in a folder of its own under /tmp, which the cluster's OS user
-    can reach; pytest's folders are root's only)."""
-
-    def __init__(self) -> None:
-        self.state = Path(tempfile.mkdtemp(prefix="cw-pg-faults-"))
-        self.state.chmod(0o755)
-        self.port = free_port()
-        self.env = {**os.environ, "CW_STATE_DIR": str(self.state), "CW_PG_PORT": str(self.port)}
-
-    def run(self, action: str, mode: str = "fast") -> float:
-        started = time.monotonic()
-        env = {**self.env, "CW_PG_STOP_MODE": mode}
-        subprocess.run([str(POSTGRES_SH), action], env=env, check=True, capture_output=True, timeout=120)
-        return time.monotonic() - started
-
-    def dsn(self, db: str = "postgres") -> str:
-        return f"host=127.0.0.1 port={self.port} user=postgres dbname={db}"
-
-
-@pytest.fixture(scope="module")
-def cluster() -> Iterator[Cluster]:
-    c = Cluster()
-    c.run("start")
-    try:
-        yield c
-    finally:
-        with contextlib.suppress(Exception):
-            c.run("stop", "immediate")
-        subprocess.run(["rm", "-rf", str(c.state)], check=False)
 
 
 def connector_config(cluster: Cluster, name: str, exactly_once: bool, **extra: str) -> dict[str, str]:

@@ -6,17 +6,16 @@ The server's walsender exits at fast shutdown only once the client's reported po
 sent, which includes WAL without captured changes; before the fix the worker's keepalive replies carried only the
 offset-confirmed position and the shutdown waited for as long as the worker stayed connected (150 s and more).
 
-This test stops and starts the shared devstack PostgreSQL; it restarts it in any case before it ends.
+It stops and starts a private cluster of the devstack's kind (the `cluster` fixture), not the shared devstack
+server: `make test` runs the Spark sink's end-to-end tests beside in a second process, on the shared server.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import threading
 import time
-from pathlib import Path
 from typing import Any
 
 import orjson
@@ -24,36 +23,33 @@ import psycopg
 import pytest
 
 from connect_worker.kafka.reader import read_to_end
+from tests.integration.postgres.private_cluster import POSTGRES_SH, Cluster
 from tests.worker_support import drop_slot_and_database, running_worker, wait_for
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(400)]
 
-ROOT = Path(__file__).resolve().parents[3]
-POSTGRES_SH = ROOT / "devstack" / "postgres.sh"
-PG_PORT = os.environ.get("CW_PG_PORT", "5433")
 SHUTDOWN_LIMIT_S = 10.0
 
 
-async def _postgres(action: str) -> tuple[int, float, str]:
-    """devstack/postgres.sh <action>, without blocking the event loop the worker runs on: (exit code, seconds,
-    output)."""
+async def _postgres(cluster: Cluster, action: str) -> tuple[int, float, str]:
+    """devstack/postgres.sh <action> on the cluster, without blocking the event loop the worker runs on: (exit
+    code, seconds, output)."""
     started = time.monotonic()
     proc = await asyncio.create_subprocess_exec(
-        str(POSTGRES_SH), action, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT
+        str(POSTGRES_SH), action, env=cluster.env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT
     )
     out, _ = await asyncio.wait_for(proc.communicate(), 180)
     return proc.returncode or 0, time.monotonic() - started, out.decode(errors="replace")
 
 
-async def _start_again() -> None:
-    """Start the server once it is down (a stop that gave up waiting leaves the shutdown running): the rest of
-    the session needs it."""
+async def _start_again(cluster: Cluster) -> None:
+    """Start the server once it is down (a stop that gave up waiting leaves the shutdown running)."""
     for _ in range(300):
-        code, _, out = await _postgres("status")
+        code, _, out = await _postgres(cluster, "status")
         if "stopped" in out:
             break
         await asyncio.sleep(1)
-    code, _, out = await _postgres("start")
+    code, _, out = await _postgres(cluster, "start")
     assert code == 0, f"postgres.sh start failed: {out}"
 
 
@@ -97,10 +93,9 @@ class Loader(threading.Thread):
 
 
 async def test_fast_shutdown_completes_while_streaming_and_nothing_is_lost(
-    worker_props: dict[str, str], kafka_bootstrap: str, unique_name: str
+    cluster: Cluster, worker_props: dict[str, str], kafka_bootstrap: str, unique_name: str
 ) -> None:
-    admin = f"host=127.0.0.1 port={PG_PORT} user=postgres dbname=postgres"
-    dsn = f"host=127.0.0.1 port={PG_PORT} user=postgres dbname={unique_name}"
+    admin, dsn = cluster.dsn(), cluster.dsn(unique_name)
     with psycopg.connect(admin, autocommit=True) as conn:
         conn.execute(f'CREATE DATABASE "{unique_name}"')
     loader: Loader | None = None
@@ -111,7 +106,7 @@ async def test_fast_shutdown_completes_while_streaming_and_nothing_is_lost(
         config = {
             "connector.class": "io.debezium.connector.postgresql.PostgresConnector",
             "database.hostname": "127.0.0.1",
-            "database.port": PG_PORT,
+            "database.port": str(cluster.port),
             "database.user": "postgres",
             "database.dbname": unique_name,
             "topic.prefix": unique_name,
@@ -141,12 +136,12 @@ async def test_fast_shutdown_completes_while_streaming_and_nothing_is_lost(
             await wait_for(streaming, 60)
             code, stop_s, out = -1, 0.0, ""
             try:
-                code, stop_s, out = await _postgres("stop")
+                code, stop_s, out = await _postgres(cluster, "stop")
             finally:
                 if code != 0:  # the shutdown still waits for the worker: let it go, so the server can stop
                     await client.delete(f"/connectors/{unique_name}")
                 await asyncio.sleep(2)
-                await _start_again()
+                await _start_again(cluster)
             assert code == 0, f"fast shutdown did not complete with the worker connected: {out}"
             assert stop_s < SHUTDOWN_LIMIT_S, f"fast shutdown took {stop_s:.1f} s with the worker connected"
             print(f"fast shutdown with the worker streaming: {stop_s:.2f} s")
