@@ -30,7 +30,7 @@ class Cluster:
         """devstack/postgres.sh <action> (stop: pg_ctl's shutdown `mode`); the seconds it took."""
         started = time.monotonic()
         env = {**self.env, "CW_PG_STOP_MODE": mode}
-        subprocess.run([str(POSTGRES_SH), action], env=env, check=True, capture_output=True, timeout=120)
+        subprocess.run([str(POSTGRES_SH), action], env=env, check=True, capture_output=True, text=True, timeout=120)
         return time.monotonic() - started
 
     def dsn(self, db: str = "postgres") -> str:
